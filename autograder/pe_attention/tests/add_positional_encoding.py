@@ -1,0 +1,42 @@
+OK_FORMAT = False
+
+import numpy as np
+from otter.test_files import test_case
+
+import attnlab_oracle as oracle
+
+name = "add_positional_encoding"
+
+
+def _embeddings(n, d, seed):
+    return np.random.default_rng(seed).normal(size=(n, d))
+
+
+@test_case(points=1, hidden=False)
+def test_shape_and_dtype(add_positional_encoding):
+    X = add_positional_encoding(np.zeros((4, 6)))
+    assert isinstance(X, np.ndarray), f"add_positional_encoding should return a numpy array, got {type(X).__name__}"
+    assert X.shape == (4, 6), f"add_positional_encoding on a (4, 6) input has shape {X.shape}"
+    assert X.dtype == np.float64, f"add_positional_encoding should return float64, got {X.dtype}"
+
+
+@test_case(points=1, hidden=True)
+def test_values(add_positional_encoding):
+    for n, d, seed in [(5, 8, 0), (9, 5, 1)]:
+        E = _embeddings(n, d, seed)
+        expected = E + oracle.pe(n, d)
+        variants = [(f"E + {name}", why, E + wrong) for name, why, wrong in oracle.pe_variants(n, d)]
+        variants.append(("PE without E", "return E + PE, not PE alone", oracle.pe(n, d)))
+        oracle.assert_close(add_positional_encoding(E), expected,
+                            f"add_positional_encoding on a ({n}, {d}) input", variants)
+
+
+@test_case(points=1, hidden=True)
+def test_base_and_no_mutation(add_positional_encoding):
+    E = _embeddings(6, 4, 2)
+    before = E.copy()
+    X = add_positional_encoding(E, base=50.0)
+    assert np.array_equal(E, before), "add_positional_encoding changed its input E: return a new array"
+    oracle.assert_close(X, before + oracle.pe(6, 4, 50.0), "add_positional_encoding(E, base=50.0)",
+                        [("base ignored (10000 used)", "pass `base` on to the encoding",
+                          before + oracle.pe(6, 4))])

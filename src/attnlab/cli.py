@@ -1,0 +1,110 @@
+"""The ``attnlab`` command: a thin layer over the keyword-only ``main`` functions.
+
+Heavy imports (otter, sympy, the grading engine) happen inside the commands, so that
+``attnlab check`` starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import click
+
+from . import __version__
+
+
+class _Commands(click.Group):
+    """A group whose ``quiz`` subgroup is imported only when used (sympy takes a while)."""
+
+    lazy = {"quiz": "attnlab.quiz.commands:quiz"}
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy))
+
+    def get_command(self, ctx, name):
+        if name in self.lazy:
+            module, attr = self.lazy[name].split(":")
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_Commands)
+@click.version_option(__version__, prog_name="attnlab")
+def main():
+    """Attention Lab: build, grade and check the positional-encoding and attention assignment."""
+
+
+def _fail_cleanly(err: OSError) -> click.ClickException:
+    return click.ClickException(f"{err.strerror or err}: {err.filename}" if err.filename else str(err))
+
+
+@main.command()
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("dist"),
+              show_default=True, help="Folder for student.zip, autograder.zip and the quiz exports.")
+def build(out: Path):
+    """Build the student release, the otter autograder zip and the quiz exports."""
+    from . import build as build_
+
+    try:
+        for path in build_.main(out=out):
+            click.echo(f"wrote {path}")
+    except OSError as err:
+        raise _fail_cleanly(err) from None
+
+
+@main.command()
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder to write into (default: the kit's assignments/ folder).")
+def release(out: Path | None):
+    """Regenerate the student release (notebook, .py twin, public tests) from the solution."""
+    from . import release as release_
+
+    try:
+        for path in release_.main(out=out):
+            click.echo(f"wrote {path}")
+    except OSError as err:
+        raise _fail_cleanly(err) from None
+
+
+@main.command()
+@click.argument("submissions", nargs=-1, required=True,
+                type=click.Path(exists=True, path_type=Path))
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for grades.csv, per-submission results and feedback.")
+@click.option("--roster", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Canvas roster CSV: also write a gradebook import file.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Submissions graded at once (default: one per core).")
+@click.option("--force", is_flag=True, help="Regrade submissions that already have results.")
+def grade(submissions: tuple[Path, ...], out: Path, roster: Path | None, jobs: int | None, force: bool):
+    """Grade notebooks and .py files (or folders of them) in isolated processes."""
+    from . import grade as grade_
+
+    try:
+        grade_.main(submissions=list(submissions), out=out, roster=roster, jobs=jobs, force=force)
+    except OSError as err:
+        raise _fail_cleanly(err) from None
+
+
+@main.command()
+@click.argument("submission", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-q", "--question", default=None, help="Check one question (a function name) only.")
+def check(submission: Path | None, question: str | None):
+    """Run the public tests on your notebook or .py file."""
+    from . import check as check_
+
+    raise SystemExit(check_.main(submission=submission, question=question))
+
+
+@main.command()
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("attnlab-demo"), show_default=True, help="Folder for the demo's output.")
+def demo(out: Path):
+    """Build everything and grade the bundled sample submissions: the whole flow in one command."""
+    from . import demo as demo_
+
+    try:
+        demo_.main(out=out)
+    except OSError as err:
+        raise _fail_cleanly(err) from None

@@ -1,0 +1,48 @@
+"""``attnlab demo``: the whole flow on the bundled samples, for a newcomer's first command.
+
+Solution → student release and autograder zip (``build``) → graded results (``grade``) → a score
+table that also says whether each sample got the outcome its name promises.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from . import build, grade, samples
+
+
+def main(*, out: Path = Path("attnlab-demo")) -> bool:
+    """Run the demo into ``out``; True when every sample scored what its name says."""
+    console = Console()
+    out = Path(out)
+    console.print(f"[bold]1. Build[/] the student release and the autograder into {out / 'dist'}")
+    for path in build.main(out=out / "dist"):
+        console.print(f"   wrote {path}")
+    subs = samples.copy_all(into=out / "submissions")
+    console.print(f"[bold]2. Grade[/] {len(subs)} sample submissions, each in its own sandbox")
+    grade.main(submissions=subs, out=out / "results", force=True)
+    possible = build.points_possible()
+
+    with open(out / "results" / "grades.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    questions = [c for c in rows[0] if c not in ("submission", "total")] if rows else []
+    table = Table(title=f"3. Scores (out of {possible:g}); details in {out / 'results'}")
+    table.add_column("submission")
+    for q in questions:
+        table.add_column(q, justify="right")
+    table.add_column("total", justify="right")
+    table.add_column("as named?")
+    all_ok = True
+    for row in rows:
+        promised = samples.expected_outcome(row["submission"])
+        got = samples.outcome(float(row["total"]), possible)
+        ok = promised is None or promised == got
+        all_ok &= ok
+        table.add_row(row["submission"], *(row[q] for q in questions), row["total"],
+                      "[green]yes[/]" if ok else f"[red]no: {got}[/]")
+    console.print(table)
+    return all_ok

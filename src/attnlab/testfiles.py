@@ -1,0 +1,212 @@
+"""Otter exception-based test files: load them without importing otter, run their cases, derive
+their public view.
+
+A test file defines ``name`` and functions decorated with ``@test_case(points=..., hidden=...)``
+whose parameters name what they need from the graded environment (otter passes
+``env.get(param)``, or the whole environment for a parameter called ``env``). Importing otter costs
+about a second, so the kit loads test files through a stand-in for ``otter.test_files`` with the
+same behaviour for what the kit's files use; otter itself still runs the very same files.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import sys
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+
+class test_case:  # noqa: N801 - the name test files import
+    """Stand-in for ``otter.test_files.test_case``: records a case's metadata and function."""
+
+    def __init__(self, name=None, points=None, hidden=False, success_message=None,
+                 failure_message=None):
+        self.name = name
+        self.points = points
+        self.hidden = hidden
+        self.success_message = success_message
+        self.failure_message = failure_message
+        self.test_func: Callable[..., None] = lambda: None
+
+    def __call__(self, test_func: Callable[..., None]) -> "test_case":
+        self.test_func = test_func
+        return self
+
+
+_SHIM = types.ModuleType("otter.test_files")
+_SHIM.test_case = test_case
+
+
+def _import(name, globals=None, locals=None, fromlist=(), level=0):
+    if name == "otter.test_files" and level == 0:
+        return _SHIM
+    return builtins.__import__(name, globals, locals, fromlist, level)
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    points: float
+    hidden: bool
+    func: Callable[..., None]
+    params: tuple[str, ...]
+    failure_message: str | None = None
+
+
+@dataclass(frozen=True)
+class TestFile:
+    """One question: its cases in file order."""
+
+    name: str
+    path: Path
+    cases: tuple[Case, ...]
+    all_or_nothing: bool = False
+    namespace: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def points(self) -> float:
+        return sum(c.points for c in self.cases)
+
+    def needs(self) -> set[str]:
+        """The names the cases take from the graded environment."""
+        return {p for c in self.cases for p in c.params if p != "env"}
+
+
+def _resolve_points(total, cases: list[test_case]) -> list[float]:
+    """Otter's rule: explicit case points win; a file total is shared among cases without one."""
+    explicit = [c.points for c in cases]
+    if isinstance(total, list):
+        if len(total) != len(cases):
+            raise ValueError("the file's points list and its cases differ in length")
+        return [float(p) for p in total]
+    given = sum(p for p in explicit if p is not None)
+    missing = sum(p is None for p in explicit)
+    if total is not None:
+        if given > total:
+            raise ValueError("the cases declare more points than the file's total")
+        share = (total - given) / missing if missing else 0.0
+    elif given == 0 and all(p in (0, None) for p in explicit):
+        share = 1 / missing if missing else 0.0
+    else:
+        share = 0.0
+    return [float(p) if p is not None else share for p in explicit]
+
+
+def load(path: Path) -> TestFile:
+    """Execute a test file's definitions (not its cases) and collect its cases."""
+    path = Path(path)
+    source = path.read_text(encoding="utf-8")
+    namespace: dict[str, Any] = {
+        "__builtins__": {**vars(builtins), "__import__": _import},
+        "__name__": f"attnlab_tests_{path.stem}",
+        "__file__": str(path),
+    }
+    exec(compile(source, str(path), "exec"), namespace)
+    if "name" not in namespace:
+        raise ValueError(f"{path} does not define 'name'")
+    name = namespace["name"]
+    found = [v for v in namespace.values() if isinstance(v, test_case)]
+    points = _resolve_points(namespace.get("points"), found)
+    cases = tuple(
+        Case(
+            name=tc.name or f"{name} - {i + 1}",
+            points=pts,
+            hidden=bool(tc.hidden),
+            func=tc.test_func,
+            params=tuple(inspect.signature(tc.test_func).parameters),
+            failure_message=tc.failure_message,
+        )
+        for i, (tc, pts) in enumerate(zip(found, points))
+    )
+    return TestFile(name, path, cases, bool(namespace.get("all_or_nothing", False)), namespace)
+
+
+def load_dir(folder: Path) -> list[TestFile]:
+    """Every test file of a folder, in name order (otter's order too).
+
+    The modules in the folder's sibling ``support/`` (shipped next to the tests in the autograder
+    zip, where otter puts them on the import path) become importable.
+    """
+    folder = Path(folder)
+    support = str((folder.parent / "support").resolve())
+    if (folder.parent / "support").is_dir() and support not in sys.path:
+        sys.path.insert(0, support)
+    return [load(p) for p in sorted(folder.glob("*.py"))]
+
+
+def call_case(case: Case, env: dict[str, Any]) -> None:
+    """Call a case as otter does: each parameter gets ``env.get(param)``; ``env`` gets ``env``."""
+    case.func(**{p: (env if p == "env" else env.get(p)) for p in case.params})
+
+
+# ---- the public view -------------------------------------------------------------------------
+
+def _is_hidden_case(node: ast.stmt) -> bool:
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for dec in node.decorator_list:
+        if isinstance(dec, ast.Call) and getattr(dec.func, "id", None) == "test_case":
+            for kw in dec.keywords:
+                if kw.arg == "hidden" and isinstance(kw.value, ast.Constant) and kw.value.value:
+                    return True
+    return False
+
+
+def _is_case(node: ast.stmt) -> bool:
+    return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+        isinstance(d, ast.Call) and getattr(d.func, "id", None) == "test_case"
+        for d in node.decorator_list
+    )
+
+
+def _defined(node: ast.stmt) -> set[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return set()
+
+
+def _used(node: ast.stmt) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+_KEEP = {"name", "points", "all_or_nothing", "OK_FORMAT", "test_case"}
+
+
+def public_source(source: str) -> str:
+    """The test file without its hidden cases and without anything only they used.
+
+    Removal works on line ranges of the original text, so comments and layout survive.
+    """
+    tree = ast.parse(source)
+    body = [n for n in tree.body if not _is_hidden_case(n)]
+    while True:
+        used = set().union(*(_used(n) for n in body)) | _KEEP
+        kept = [
+            n for n in body
+            if _is_case(n) or not _defined(n) or _defined(n) & used
+        ]
+        if len(kept) == len(body):
+            break
+        body = kept
+    keep_lines: set[int] = set()
+    kept_ids = {id(n) for n in body}
+    drop_lines: set[int] = set()
+    for node in tree.body:
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        span = set(range(first, node.end_lineno + 1))
+        (keep_lines if id(node) in kept_ids else drop_lines).update(span)
+    lines = source.splitlines(keepends=True)
+    out = [line for i, line in enumerate(lines, 1) if i not in drop_lines or i in keep_lines]
+    text = "".join(out)
+    while "\n\n\n\n" in text:
+        text = text.replace("\n\n\n\n", "\n\n\n")
+    return text

@@ -1,0 +1,105 @@
+"""The hand-written test files, driven by pytest the way otter drives them."""
+
+import numpy as np
+import pytest
+
+from attnlab import paths, testfiles
+
+ALL = [(tf.name, case) for tf in testfiles.load_dir(paths.tests_dir()) for case in tf.cases]
+
+
+@pytest.mark.parametrize("question, case", ALL, ids=[c.name for _, c in ALL])
+def test_does_the_reference_pass_every_case(question, case, reference_env):
+    testfiles.call_case(case, reference_env)
+
+
+@pytest.mark.parametrize("question, case", ALL, ids=[c.name for _, c in ALL])
+def test_does_the_untouched_stub_fail_every_case(question, case, stub_env):
+    with pytest.raises(Exception):
+        testfiles.call_case(case, stub_env)
+
+
+def test_does_every_case_declare_its_points(test_files):
+    import ast
+
+    for tf in test_files:
+        tree = ast.parse(tf.path.read_text())
+        for node in tree.body:
+            for dec in getattr(node, "decorator_list", []):
+                if isinstance(dec, ast.Call) and getattr(dec.func, "id", "") == "test_case":
+                    assert any(k.arg == "points" for k in dec.keywords), f"{tf.name}.{node.name}"
+                    assert any(k.arg == "hidden" for k in dec.keywords), f"{tf.name}.{node.name}"
+
+
+def test_does_every_question_have_public_and_hidden_cases(test_files):
+    for tf in test_files:
+        assert any(not c.hidden for c in tf.cases) and any(c.hidden for c in tf.cases), tf.name
+
+
+def _score(test_files, env, question):
+    tf = next(t for t in test_files if t.name == question)
+    messages, score = [], 0.0
+    for case in tf.cases:
+        try:
+            testfiles.call_case(case, env)
+            score += case.points
+        except Exception as e:  # noqa: BLE001 - a failing case, whatever it raised
+            messages.append(str(e))
+    return score, tf.points, messages
+
+
+def _pe_bug(kind):
+    def sinusoidal_pe(seq_len, d_model, base=10000.0):
+        out = np.zeros((seq_len, d_model))
+        for pos in range(seq_len):
+            for j in range(d_model):
+                i = j // 2
+                exponent = {"i_over_d": i / d_model, "j_over_d": j / d_model}.get(kind, 2 * i / d_model)
+                b = 10000.0 if kind == "base" else base
+                p = pos + 1 if kind == "from_one" else pos
+                angle = p / b ** exponent
+                even = (j % 2 == 0) != (kind == "swap")
+                out[pos, j] = np.sin(angle) if even else np.cos(angle)
+        if kind == "halves":
+            out = np.concatenate([out[:, 0::2], out[:, 1::2]], axis=1)
+        return out
+    return sinusoidal_pe
+
+
+@pytest.mark.parametrize("kind, named", [
+    ("halves", "concatenated [sin | cos] halves"),
+    ("i_over_d", "exponent i/d_model"),
+    ("j_over_d", "exponent j/d_model"),
+    ("swap", "sin and cos swapped"),
+    ("from_one", "positions counted from 1"),
+    ("base", "base ignored"),
+])
+def test_does_a_known_pe_bug_lose_points_and_get_named(test_files, kind, named):
+    score, possible, messages = _score(test_files, {"sinusoidal_pe": _pe_bug(kind)}, "sinusoidal_pe")
+    assert score < possible
+    assert any(f"looks like {named}" in m for m in messages), messages
+
+
+def test_is_a_transposed_rotation_block_named(test_files, reference_env):
+    def pe_shift_matrix(k, d_model, base=10000.0):
+        return reference_env["pe_shift_matrix"](k, d_model, base).T
+
+    score, possible, messages = _score(test_files, {"pe_shift_matrix": pe_shift_matrix}, "pe_shift_matrix")
+    assert score < possible
+    assert any("looks like the transposed rotation block" in m for m in messages), messages
+
+
+def test_does_mutating_the_input_lose_points(test_files, reference_env):
+    def add_positional_encoding(E, base=10000.0):
+        E += reference_env["sinusoidal_pe"](*E.shape, base=base)
+        return E.copy()
+
+    score, possible, messages = _score(test_files, {"add_positional_encoding": add_positional_encoding},
+                                       "add_positional_encoding")
+    assert score < possible and any("changed its input" in m for m in messages)
+
+
+def test_do_failure_messages_never_print_an_expected_array(test_files):
+    _, _, messages = _score(test_files, {"sinusoidal_pe": lambda n, d, base=1e4: np.ones((n, d))},
+                            "sinusoidal_pe")
+    assert messages and all(len(m) < 300 and "[[" not in m for m in messages)

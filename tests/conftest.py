@@ -1,0 +1,41 @@
+"""Shared fixtures: the reference implementation and the untouched stubs as graded environments."""
+
+from __future__ import annotations
+
+import pytest
+
+from attnlab import paths, release, testfiles
+
+
+def _exec(source: str) -> dict:
+    env: dict = {}
+    exec(compile(source, "<submission>", "exec"), env)
+    return env
+
+
+@pytest.fixture(scope="session")
+def test_files() -> list[testfiles.TestFile]:
+    """The hand-written hidden test files (public and hidden cases)."""
+    return testfiles.load_dir(paths.tests_dir())
+
+
+@pytest.fixture(scope="session")
+def reference_env() -> dict:
+    """The solution's functions by name, as otter hands them to test functions."""
+    return _exec(release.solution.reference_source(paths.solution_file()))
+
+
+@pytest.fixture(scope="session")
+def stub_env() -> dict:
+    """The student's untouched ``.py`` twin, executed."""
+    return _exec(release.files()[f"{paths.ASSIGNMENT}.py"])
+
+
+@pytest.fixture(scope="session")
+def dist(tmp_path_factory):
+    """One `attnlab build` for the whole session."""
+    from attnlab import build
+
+    out = tmp_path_factory.mktemp("dist")
+    build.main(out=out)
+    return out

@@ -1,0 +1,74 @@
+"""The student release generated from the solution: stubs, notebook, public tests."""
+
+import ast
+
+import pytest
+
+from attnlab import paths, release
+from attnlab.release import solution
+
+
+@pytest.fixture(scope="module")
+def fresh():
+    return release.files()
+
+
+def test_does_the_committed_release_match_a_fresh_build(fresh):
+    """If this fails, run `attnlab release` and commit the result."""
+    folder = paths.release_dir()
+    committed = {p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
+                 for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert committed == fresh
+
+
+def test_does_every_generated_file_name_its_source_and_command(fresh):
+    for rel, text in fresh.items():
+        assert "solutions/" in text or "autograder/" in text, rel
+        assert release.COMMAND in text, rel
+
+
+def test_is_every_solution_region_replaced_by_a_stub():
+    code = "def f(x):\n    '''doc'''\n    # BEGIN SOLUTION\n    y = x + 1\n    return y\n    # END SOLUTION\n"
+    stub = solution.strip_solutions(code)
+    assert "x + 1" not in stub and "SOLUTION" not in stub
+    assert "raise NotImplementedError" in stub and "'''doc'''" in stub
+
+
+def test_is_an_unclosed_solution_region_an_error():
+    with pytest.raises(ValueError, match="END SOLUTION"):
+        solution.strip_solutions("def f():\n    # BEGIN SOLUTION\n    return 1\n")
+
+
+def test_does_the_py_twin_keep_every_signature_and_docstring_but_no_solution_code(fresh):
+    twin = ast.parse(fresh[f"{paths.ASSIGNMENT}.py"])
+    ref = ast.parse(solution.reference_source(paths.solution_file()))
+    stubs = {n.name: n for n in twin.body if isinstance(n, ast.FunctionDef)}
+    for fn in (n for n in ref.body if isinstance(n, ast.FunctionDef)):
+        assert fn.name in stubs
+        assert ast.dump(fn.args) == ast.dump(stubs[fn.name].args)
+        assert ast.get_docstring(fn) == ast.get_docstring(stubs[fn.name])
+        body = stubs[fn.name].body
+        assert isinstance(body[-1], ast.Raise), f"{fn.name} should end in a stub"
+
+
+def test_do_the_stubs_raise_not_implemented(stub_env):
+    with pytest.raises(NotImplementedError):
+        stub_env["sinusoidal_pe"](3, 4)
+
+
+def test_does_the_notebook_check_each_question_right_after_defining_it(fresh):
+    import nbformat
+
+    nb = nbformat.reads(fresh[f"{paths.ASSIGNMENT}.ipynb"], as_version=4)
+    sources = [c.source for c in nb.cells if c.cell_type == "code"]
+    assert "otter.Notebook" in sources[0]
+    for q in (p.stem for p in paths.tests_dir().glob("*.py")):
+        defining = next(i for i, s in enumerate(sources) if f"def {q}(" in s)
+        assert sources[defining + 1] == f'grader.check("{q}")'
+
+
+def test_do_the_public_tests_hold_no_hidden_case_and_no_oracle(fresh):
+    tests = {k: v for k, v in fresh.items() if k.startswith("tests/")}
+    assert {k.split("/")[1] for k in tests} == {p.name for p in paths.tests_dir().glob("*.py")}
+    for text in tests.values():
+        assert "hidden=True" not in text and "attnlab_oracle" not in text

@@ -1,0 +1,50 @@
+"""`attnlab build`: the student zip and the otter autograder zip."""
+
+import json
+import re
+import zipfile
+
+from attnlab import build, paths
+from attnlab.release import solution
+
+
+def _solution_lines():
+    """Every substantial line inside a solution region of the solution file."""
+    text = paths.solution_file().read_text()
+    regions = re.findall(r"# BEGIN SOLUTION\n(.*?)# END SOLUTION", text, flags=re.S)
+    lines = {l.strip() for r in regions for l in r.splitlines()}
+    return {l for l in lines if len(l) > 12 and not l.startswith("#")}
+
+
+def test_does_the_student_zip_hold_the_notebook_twin_and_public_tests(dist):
+    names = set(zipfile.ZipFile(dist / "student.zip").namelist())
+    a = paths.ASSIGNMENT
+    assert {f"{a}/{a}.ipynb", f"{a}/{a}.py"} <= names
+    assert {f"{a}/tests/{p.name}" for p in paths.tests_dir().glob("*.py")} <= names
+
+
+def test_is_the_student_zip_free_of_hidden_cases_and_solution_code(dist):
+    secrets = _solution_lines()
+    assert secrets, "the scan needs solution lines to look for"
+    with zipfile.ZipFile(dist / "student.zip") as zf:
+        for name in zf.namelist():
+            text = zf.read(name).decode()
+            assert "hidden=True" not in text, name
+            assert "attnlab_oracle" not in text, name
+            leaked = [line for line in secrets if line in text]
+            assert not leaked, f"{name} leaks solution code: {leaked[:3]}"
+
+
+def test_does_the_autograder_zip_have_otters_layout_and_every_test(dist):
+    with zipfile.ZipFile(dist / "autograder.zip") as zf:
+        names = set(zf.namelist())
+        config = json.loads(zf.read("otter_config.json"))
+        env = zf.read("environment.yml").decode()
+    assert {"run_autograder", "setup.sh", "environment.yml", "otter_config.json"} <= names
+    assert {f"tests/{p.name}" for p in paths.tests_dir().glob("*.py")} <= names
+    assert "files/attnlab_oracle/__init__.py" in names
+    assert not any(n.startswith("files/") and n.count("/") == 1 and n.endswith(".py") for n in names), \
+        "a top-level .py support file would stop otter from finding a .py submission"
+    # otter writes the top-level score only when points_possible is set
+    assert config["points_possible"] == build.points_possible() > 0
+    assert re.search(r"numpy==\d", env) and re.search(r"otter-grader\[grading.*\]==7\.", env)
