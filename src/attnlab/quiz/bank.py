@@ -1,0 +1,105 @@
+"""Load the hand-written question bank (``quiz/*.yaml``) into items and check it is well formed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..paths import quiz_dir
+
+TYPES = ("symbolic", "matrix", "numeric", "choice", "proof", "chain", "order", "free")
+REQUIRED_IDS = ("pe-dim0", "pe-dim1", "wavelength", "shift-block", "proof-q", "proof-kt",
+                "proof-a", "proof-z", "score-12")
+AUTO_GRADED = tuple(t for t in TYPES if t != "free")
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """A known wrong answer and what to tell the student who gives it."""
+
+    answer: str
+    says: str
+
+
+@dataclass(frozen=True, eq=False)  # identity equality: items are cached by identity
+class Item:
+    id: str
+    type: str
+    title: str
+    prompt: str
+    points: float
+    source: Path
+    key: Any = None  # answer text (symbolic, matrix, proof), number (numeric), labels (choice, order)
+    symbols: dict[str, str] = field(default_factory=dict)  # name -> domain
+    tolerance: float = 0.0
+    variant: dict[str, Any] = field(default_factory=dict)  # numeric items recomputed per student
+    options: dict[str, str] = field(default_factory=dict)  # choice options / order steps, by label
+    option_feedback: dict[str, str] = field(default_factory=dict)
+    feedback: tuple[Feedback, ...] = ()
+    not_in_answer: dict[str, str] = field(default_factory=dict)  # proof: function -> why not
+    start: str = ""  # chain: the given first expression
+    rubric: tuple[str, ...] = ()
+    explanation: str = ""  # shown once the item is answered right (or for free response)
+
+    @property
+    def multiple(self) -> bool:
+        """A choice item with several right options (select all that apply)."""
+        return self.type == "choice" and isinstance(self.key, list)
+
+
+class BankError(ValueError):
+    """The bank itself is malformed (an instructor's mistake, not a student's)."""
+
+
+def load(folder: Path | None = None) -> dict[str, Item]:
+    """Every item of every ``*.yaml`` file in ``folder`` (default: the kit's ``quiz/``), by id, in file order."""
+    folder = Path(folder) if folder is not None else quiz_dir()
+    items: dict[str, Item] = {}
+    for path in sorted(folder.glob("*.yaml")):
+        entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+        if not isinstance(entries, list):
+            raise BankError(f"{path.name}: the file must be a list of items")
+        for entry in entries:
+            item = _item(entry, path)
+            if item.id in items:
+                raise BankError(f"{path.name}: duplicate id {item.id!r}")
+            items[item.id] = item
+    return items
+
+
+def _item(entry: dict[str, Any], path: Path) -> Item:
+    where = f"{path.name}: item {entry.get('id', '?')!r}"
+    for required in ("id", "type", "prompt", "points"):
+        if required not in entry:
+            raise BankError(f"{where} lacks '{required}'")
+    if entry["type"] not in TYPES:
+        raise BankError(f"{where}: type must be one of {', '.join(TYPES)}")
+    if entry["type"] in AUTO_GRADED and "key" not in entry:
+        raise BankError(f"{where} lacks 'key'")
+    options = entry.get("options", {}) or entry.get("steps", {})
+    known = set(Item.__dataclass_fields__) | {"steps"}
+    unknown = set(entry) - known
+    if unknown:
+        raise BankError(f"{where}: unknown fields {sorted(unknown)}")
+    return Item(
+        id=str(entry["id"]),
+        type=entry["type"],
+        title=entry.get("title", entry["id"]),
+        prompt=entry["prompt"].strip(),
+        points=float(entry["points"]),
+        source=path,
+        key=entry.get("key"),
+        symbols=dict(entry.get("symbols", {})),
+        tolerance=float(entry.get("tolerance", 0.0)),
+        variant=dict(entry.get("variant", {})),
+        options={str(k): str(v).strip() for k, v in options.items()},
+        option_feedback={str(k): str(v).strip() for k, v in entry.get("option_feedback", {}).items()},
+        feedback=tuple(Feedback(str(f["answer"]), f["says"].strip()) for f in entry.get("feedback", [])),
+        not_in_answer=dict(entry.get("not_in_answer", {})),
+        start=str(entry.get("start", "")),
+        rubric=tuple(entry.get("rubric", [])),
+        explanation=str(entry.get("explanation", "")).strip(),
+    )

@@ -1,0 +1,57 @@
+"""The ``attnlab quiz`` command group: a thin click layer over check, verify, bank and interactive."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from . import bank
+from .check import check as check_answer
+from .interactive import run as run_interactive
+from .verify import verify as run_verify
+
+
+@click.group(invoke_without_command=True)
+@click.option("--student", default=None, help="Student id: numeric items use this student's numbers.")
+@click.pass_context
+def quiz(ctx: click.Context, student: str | None) -> None:
+    """The self-assessment quiz. Without a subcommand: take it interactively in the terminal."""
+    ctx.obj = {"student": student}
+    if ctx.invoked_subcommand is None:
+        run_interactive(items=bank.load(), student=student)
+
+
+@quiz.command("check")
+@click.argument("item_id", metavar="ID")
+@click.argument("answer")
+@click.option("--student", default=None, help="Student id for per-student numeric items.")
+@click.pass_context
+def check_cmd(ctx: click.Context, item_id: str, answer: str, student: str | None) -> None:
+    """Check ANSWER to question ID: exit 0 right, 1 wrong, 2 unreadable."""
+    items = bank.load()
+    if item_id not in items:
+        click.echo(f"No question '{item_id}'. Try `attnlab quiz list`.", err=True)
+        sys.exit(2)
+    verdict = check_answer(items[item_id], answer, student=student or (ctx.obj or {}).get("student"))
+    click.echo(verdict.message)
+    sys.exit(verdict.exit_code)
+
+
+@quiz.command("verify")
+def verify_cmd() -> None:
+    """Prove the keys with sympy and check every item of the bank; exit 1 if anything fails."""
+    results = run_verify()
+    for r in results:
+        mark = "ok  " if r.ok else "FAIL"
+        click.echo(f"{mark} {r.name}" + (f"  ({r.detail})" if r.detail else ""))
+    failed = [r for r in results if not r.ok]
+    click.echo(f"{len(results) - len(failed)}/{len(results)} passed")
+    sys.exit(1 if failed else 0)
+
+
+@quiz.command("list")
+def list_cmd() -> None:
+    """List the questions: id, type, points, title."""
+    for item in bank.load().values():
+        click.echo(f"{item.id:<18} {item.type:<9} {item.points:>4g}  {item.title}")

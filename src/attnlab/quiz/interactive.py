@@ -1,0 +1,59 @@
+"""The quiz in a terminal: ask each item, check each answer, keep score; stops cleanly at EOF."""
+
+from __future__ import annotations
+
+from typing import Callable, TextIO
+import sys
+
+from .bank import Item
+from .check import MANUAL, RIGHT, UNREADABLE, check
+from .variants import illustration
+
+TRIES = 3
+
+
+def run(*, items: dict[str, Item], student: str | None = None, read: Callable[[], str] | None = None,
+        out: TextIO | None = None) -> float:
+    """Ask every item in turn (up to three tries each); return the points scored."""
+    out = out or sys.stdout
+    read = read or _read_line
+    ill = illustration(student=student)
+    auto = [i for i in items.values() if i.type != "free"]
+    total = sum(i.points for i in auto)
+    score = 0.0
+    print("Attention Lab quiz. Type an answer and press Enter; an empty line skips; Ctrl-D quits.",
+          file=out)
+    for number, item in enumerate(items.values(), 1):
+        print(f"\n[{number}/{len(items)}] {item.title} ({item.points:g} pt)\n{ill.render(item.prompt)}",
+              file=out)
+        for label, text in item.options.items():
+            print(f"  {label}) {text}", file=out)
+        if item.type == "free":
+            print(check(item, "").message, file=out)
+            continue
+        for _ in range(TRIES):
+            try:
+                answer = read()
+            except (EOFError, KeyboardInterrupt):
+                print(f"\nStopped. Score: {score:g}/{total:g}", file=out)
+                return score
+            if not answer.strip():
+                break
+            verdict = check(item, answer, student=student)
+            print(verdict.message, file=out)
+            if verdict.status == RIGHT:
+                score += item.points
+                break
+            if verdict.status == MANUAL:
+                break
+            if verdict.status != UNREADABLE:
+                print("Try again (or press Enter to skip).", file=out)
+    print(f"\nDone. Score: {score:g}/{total:g}", file=out)
+    return score
+
+
+def _read_line() -> str:
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")

@@ -1,0 +1,276 @@
+"""Read a student's answer into sympy without ever running it.
+
+The text is parsed by Python's ``ast`` (which only builds a tree) and the tree is translated node by
+node through a whitelist: numbers, ``+ - * / ** ^``, the item's symbols, ``sin cos tan exp log
+sqrt pi``, nested lists as matrices, ``.T`` / ``^T`` as transpose and, for proof items,
+non-commuting matrix symbols and ``softmax``. Anything else, and anything too long, deep or large,
+raises :class:`Unreadable`, the only error this module lets escape.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+import sympy as sp
+from sympy.matrices.expressions.matexpr import MatrixExpr
+
+MAX_LENGTH = 1000
+MAX_DEPTH = 40
+MAX_NODES = 400
+MAX_INT_DIGITS = 30
+MAX_RESULT_DIGITS = 5000  # a numeric power may not produce a number longer than this
+MAX_SYMBOLIC_EXPONENT = 100  # (x+y)**N is expanded later; N beyond this only costs time
+MAX_MATRIX_SIDE = 8
+
+
+class Unreadable(ValueError):
+    """The answer cannot be read: bad syntax, unknown name, unsafe or too large."""
+
+
+class Softmax(MatrixExpr):
+    """Row-wise softmax of a matrix expression, opaque to sympy's algebra."""
+
+    def __new__(cls, arg: MatrixExpr):
+        return sp.Basic.__new__(cls, arg)
+
+    @property
+    def shape(self):
+        return self.args[0].shape
+
+    def _latex(self, printer) -> str:
+        return r"\operatorname{softmax}\left(%s\right)" % printer._print(self.args[0])
+
+
+FUNCTIONS: dict[str, Callable[[sp.Expr], sp.Expr]] = {
+    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt,
+}
+CONSTANTS = {"pi": sp.pi}
+# Typed symbols people paste from notes; mapped before parsing so the whitelist stays ASCII.
+_UNICODE = str.maketrans({"−": "-", "×": "*", "·": "*", "π": "pi", "√": "sqrt", "ᵀ": ".T"})
+_CARET_T = re.compile(r"\^\s*T(?![A-Za-z0-9_])")
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """What an answer to one item may name: scalar symbols, matrix symbols, softmax."""
+
+    scalars: dict[str, sp.Symbol] = field(default_factory=dict)
+    matrices: dict[str, sp.MatrixSymbol] = field(default_factory=dict)
+    softmax: bool = False
+
+    def names(self) -> list[str]:
+        return sorted([*self.scalars, *self.matrices, *CONSTANTS, *FUNCTIONS]
+                      + (["softmax"] if self.softmax else []))
+
+
+def normalise(text: str) -> str:
+    """Map the spellings the SPEC allows onto Python syntax: ``^T`` first, then ``^`` as power."""
+    text = text.translate(_UNICODE)
+    text = _CARET_T.sub(".T", text)
+    return text.replace("^", "**")
+
+
+def parse(text: str, ns: Namespace):
+    """The sympy object (expression, Matrix or matrix expression) that ``text`` denotes."""
+    if not isinstance(text, str):
+        raise Unreadable("an answer is text")
+    if len(text) > MAX_LENGTH:
+        raise Unreadable(f"the answer is longer than {MAX_LENGTH} characters")
+    source = normalise(text).strip()
+    if not source:
+        raise Unreadable("the answer is empty")
+    try:
+        tree = ast.parse(source, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise Unreadable(f"this is not a formula I can read ({_syntax_hint(exc)})") from None
+    _check_shape(tree)
+    try:
+        return _Builder(ns).build(tree.body)
+    except Unreadable:
+        raise
+    except (TypeError, ValueError, ArithmeticError, AttributeError, RecursionError) as exc:
+        # sympy rejects ill-formed combinations (a matrix plus a number, mismatched shapes) this way
+        raise Unreadable(f"these parts do not combine: {exc}") from None
+
+
+def _syntax_hint(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError):
+        return "write * between factors, ** or ^ for powers, brackets must match"
+    return "it is nested too deeply"
+
+
+def _check_shape(tree: ast.AST) -> None:
+    """Bound the tree's depth and size before anything is built from it (iteratively: no recursion)."""
+    stack = [(tree, 0)]
+    count = 0
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if depth > MAX_DEPTH:
+            raise Unreadable("the answer is nested too deeply")
+        if count > MAX_NODES:
+            raise Unreadable("the answer is too long")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+class _Builder:
+    """Translate a checked ``ast`` tree into sympy, one whitelisted node type at a time."""
+
+    def __init__(self, ns: Namespace):
+        self.ns = ns
+
+    def build(self, node: ast.AST):
+        method = getattr(self, f"_{type(node).__name__}", None)
+        if method is None:
+            raise Unreadable(f"'{_describe(node)}' is not allowed in an answer")
+        return method(node)
+
+    def _Constant(self, node: ast.Constant):
+        value = node.value
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise Unreadable(f"'{_describe(node)}' is not a number I accept")
+        if isinstance(value, int):
+            if abs(value) >= 10**MAX_INT_DIGITS:
+                raise Unreadable("a number in the answer is too large")
+            return sp.Integer(value)
+        if not math.isfinite(value):
+            raise Unreadable("a number in the answer is too large")
+        # The decimal as typed, exactly: 0.5 and 1/2 are then the same expression.
+        return sp.Rational(repr(value))
+
+    def _Name(self, node: ast.Name):
+        name = node.id
+        for table in (self.ns.scalars, self.ns.matrices, CONSTANTS):
+            if name in table:
+                return table[name]
+        if name in FUNCTIONS or name == "softmax":
+            raise Unreadable(f"'{name}' is a function: write {name}(...)")
+        allowed = ", ".join(self.ns.names())
+        raise Unreadable(f"unknown name '{name}'; this question knows: {allowed}")
+
+    def _UnaryOp(self, node: ast.UnaryOp):
+        operand = self.build(node.operand)
+        if isinstance(node.op, ast.USub):
+            return -operand
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        raise Unreadable(f"the operator in '{_describe(node)}' is not allowed")
+
+    def _BinOp(self, node: ast.BinOp):
+        left, right = self.build(node.left), self.build(node.right)
+        op = node.op
+        if isinstance(op, ast.Add):
+            return left + right
+        if isinstance(op, ast.Sub):
+            return left - right
+        if isinstance(op, (ast.Mult, ast.MatMult)):
+            return self._product(left, right)
+        if isinstance(op, ast.Div):
+            if _is_matrix(right):
+                raise Unreadable("dividing by a matrix is not defined")
+            return left / right
+        if isinstance(op, ast.Pow):
+            return self._power(left, right)
+        raise Unreadable(f"the operator in '{_describe(node)}' is not allowed")
+
+    def _product(self, left, right):
+        if _is_matrix(left) and _is_matrix(right):
+            if left.shape[1] != right.shape[0] and _concrete(left.shape[1], right.shape[0]):
+                raise Unreadable(f"a {_dims(left)} matrix cannot multiply a {_dims(right)} matrix")
+            return sp.MatMul(left, right).doit(deep=False) if _symbolic(left, right) else left * right
+        return left * right
+
+    def _power(self, base, exponent):
+        if _is_matrix(exponent):
+            raise Unreadable("a matrix cannot be an exponent")
+        if _is_matrix(base):
+            raise Unreadable("powers of matrices are not part of these answers")
+        if exponent.is_Number:
+            size = abs(float(exponent))
+            if base.is_Number and base != 0:
+                digits = size * abs(math.log10(abs(complex(base)) or 1.0))
+                if digits > MAX_RESULT_DIGITS:
+                    raise Unreadable("a power in the answer is too large")
+            elif size > MAX_SYMBOLIC_EXPONENT:
+                raise Unreadable("an exponent in the answer is too large")
+        result = base ** exponent
+        # sympy folds (x**a)**b into x**(a*b); bound what that produced too
+        if isinstance(result, sp.Pow) and not result.base.is_Number and result.exp.is_Number:
+            if abs(float(result.exp)) > MAX_SYMBOLIC_EXPONENT:
+                raise Unreadable("an exponent in the answer is too large")
+        return result
+
+    def _Call(self, node: ast.Call):
+        if not isinstance(node.func, ast.Name):
+            raise Unreadable(f"'{_describe(node.func)}' cannot be called")
+        name = node.func.id
+        if node.keywords or len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
+            raise Unreadable(f"{name}(...) takes exactly one argument")
+        if name == "softmax" and self.ns.softmax:
+            arg = self.build(node.args[0])
+            if not isinstance(arg, MatrixExpr):
+                raise Unreadable("softmax(...) applies to a matrix expression")
+            return Softmax(arg)
+        if name not in FUNCTIONS:
+            raise Unreadable(f"unknown function '{name}'; known: {', '.join(FUNCTIONS)}")
+        arg = self.build(node.args[0])
+        if _is_matrix(arg):
+            raise Unreadable(f"{name}(...) applies to a number, not a matrix")
+        return FUNCTIONS[name](arg)
+
+    def _List(self, node: ast.List):
+        rows = node.elts
+        if not rows or len(rows) > MAX_MATRIX_SIDE:
+            raise Unreadable(f"a matrix has 1 to {MAX_MATRIX_SIDE} rows")
+        if all(isinstance(r, ast.List) for r in rows):
+            built = [[self._entry(e) for e in r.elts] for r in rows]
+        elif not any(isinstance(r, ast.List) for r in rows):
+            built = [[self._entry(e)] for e in rows]  # [a, b] is a column vector
+        else:
+            raise Unreadable("mix of numbers and rows in a matrix")
+        widths = {len(r) for r in built}
+        if len(widths) != 1 or not 1 <= widths.pop() <= MAX_MATRIX_SIDE:
+            raise Unreadable("the rows of a matrix must have the same length")
+        return sp.ImmutableMatrix(built)
+
+    def _entry(self, node: ast.AST):
+        value = self.build(node)
+        if _is_matrix(value):
+            raise Unreadable("matrices nest at most two levels: [[a, b], [c, d]]")
+        return value
+
+    def _Attribute(self, node: ast.Attribute):
+        if node.attr != "T":
+            raise Unreadable(f"'.{node.attr}' is not allowed; only .T (transpose)")
+        value = self.build(node.value)
+        if not _is_matrix(value):
+            raise Unreadable(".T transposes a matrix, not a number")
+        return value.T
+
+
+def _is_matrix(obj) -> bool:
+    return isinstance(obj, (MatrixExpr, sp.MatrixBase))
+
+
+def _symbolic(*objs) -> bool:
+    return any(isinstance(o, MatrixExpr) for o in objs)
+
+
+def _concrete(*dims) -> bool:
+    return all(isinstance(d, (int, sp.Integer)) for d in dims)
+
+
+def _dims(m) -> str:
+    return f"{m.shape[0]}x{m.shape[1]}"
+
+
+def _describe(node: ast.AST) -> str:
+    try:
+        text = ast.unparse(node)
+    except Exception:  # unparse of an odd tree must not turn a clear refusal into a crash
+        text = type(node).__name__
+    return text if len(text) <= 40 else text[:37] + "..."

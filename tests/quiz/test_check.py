@@ -1,0 +1,76 @@
+"""Questions about verdicts (attnlab.quiz.check): held-out-style answers, each within a second."""
+
+import time
+
+import pytest
+
+from attnlab.quiz.check import RIGHT, UNREADABLE, WRONG, check
+
+R, W, U = RIGHT, WRONG, UNREADABLE
+ANSWERS = [
+    # equivalent forms
+    ("pe-dim0", "sin(pos)", R), ("pe-dim0", "sin(pos/10000**(0/d_model))", R),
+    ("pe-dim0", "sin(pos/10000^(2*0/d_model))", R), ("pe-dim0", "sin(pos + 2*pi)", R),
+    ("pe-dim1", "cos(pos)", R), ("pe-dim1", "sin(pos + pi/2)", R), ("pe-dim1", "cos(-pos)", R),
+    ("wavelength", "2*pi*10000**(2*i/d_model)", R), ("wavelength", "2*pi*10000^(2*i/d_model)", R),
+    ("wavelength", "2*pi/(1/10000**(2*i/d_model))", R), ("wavelength", "2*pi*10**(8*i/d_model)", R),
+    ("wavelength", "2*pi*exp(2*i*log(10000)/d_model)", R), ("wavelength", "pi*2*100**(4*i/d_model)", R),
+    ("shift-block", "[[cos(k*w), sin(k*w)], [-sin(k*w), cos(k*w)]]", R),
+    ("shift-block", "[[cos(w*k), sin(w*k)], [sin(-k*w), cos(-w*k)]]", R),
+    ("shift-block", "[[cos(k*w), -sin(k*w)], [sin(k*w), cos(k*w)]]^T", R),
+    ("proof-q", "P*Q", R), ("proof-q", "P*X*W_Q", R), ("proof-q", "(P*X)*W_Q", R),
+    ("proof-kt", "K^T*P^T", R), ("proof-kt", "K.T*P.T", R), ("proof-kt", "(P*K)^T", R),
+    ("proof-kt", "W_K^T*X^T*P^T", R), ("proof-a", "P*A*P^T", R), ("proof-a", "P*A*P.T", R),
+    ("proof-z", "P*Z", R), ("proof-z", "P*A*V", R), ("proof-z", "P*A*P^T*P*V", R),
+    ("score-12", "21.97", R), ("score-12", "22.0", R), ("score-12", "4*4.12 + 1.5*3.66", R),
+    ("weight-21", "0.00028", R), ("rel-rotation", "c*sin(k*w) + s*cos(k*w)", R),
+    ("proof-chain", "(P*A*P^T)*(P*V) = P*A*(P^T*P)*V = P*A*V = P*Z", R),
+    ("equivariance", "c, a", R), ("proof-order", "abcde", R),
+    # look-alikes
+    ("pe-dim0", "cos(pos)", W), ("pe-dim0", "sin(pos/10000)", W), ("pe-dim1", "sin(pos)", W),
+    ("pe-dim1", "cos(pos/10000**(2/d_model))", W), ("wavelength", "2*pi/10000**(2*i/d_model)", W),
+    ("wavelength", "10000**(2*i/d_model)", W), ("wavelength", "2*pi*10000**(i/d_model)", W),
+    ("shift-block", "[[cos(k*w), -sin(k*w)], [sin(k*w), cos(k*w)]]", W),
+    ("shift-block", "[cos(k*w), sin(k*w)]", W),
+    ("proof-q", "Q*P", W), ("proof-q", "Q", W), ("proof-kt", "P^T*K^T", W), ("proof-kt", "K^T*P", W),
+    ("proof-a", "A", W), ("proof-a", "P^T*A*P", W), ("proof-a", "softmax(P*S*P^T)", W),
+    ("proof-z", "Z", W), ("proof-z", "Z*P", W), ("score-12", "12", W), ("score-12", "15.53", W),
+    ("score-12", "21.9", W), ("weight-21", "0.00027", W), ("fast-pair", "b", W),
+    ("equivariance", "b", W), ("equivariance", "a", W),
+    ("proof-chain", "(P*A*P^T)*(P*V) = P*A*P^T*V*P = P*Z", W),
+    # hostile, malformed and huge
+    ("pe-dim0", "__import__('os')", U), ("pe-dim0", "().__class__", U), ("pe-dim0", "9**9**9**9", U),
+    ("pe-dim0", "x" * 1_000_000, U), ("pe-dim0", "(" * 300 + "pos" + ")" * 300, U), ("pe-dim0", "sin(" * 60 + "pos" + ")" * 60, U),
+    ("pe-dim0", "[" * 50 + "pos" + "]" * 50, U), ("pe-dim0", "sin(pos", U), ("pe-dim0", "2 pos", U),
+    ("pe-dim0", "x", U), ("pe-dim0", "pos.__dict__", U), ("proof-q", "P X", U),
+    ("proof-q", "globals()", U), ("fast-pair", "z", U), ("score-12", "pos", U),
+    ("wavelength", "(i+1)**(10**9)", U), ("pe-dim0", "", U),
+]
+
+
+@pytest.mark.parametrize("item_id, answer, expected", ANSWERS, ids=lambda v: str(v)[:30])
+def test_held_out_answer_gets_its_verdict_within_a_second(items, item_id, answer, expected,
+                                                          nothing_executes):
+    """Does each answer get the right verdict, within a second, with nothing executed?"""
+    started = time.perf_counter()
+    with nothing_executes():
+        verdict = check(items[item_id], answer)
+    assert time.perf_counter() - started < 1.0
+    assert verdict.status == expected, verdict.message
+    assert verdict.message
+
+
+def test_wrong_transpose_is_explained(items):
+    """Is `P^T K^T` for (K')^T explained as a transpose that must reverse the order?"""
+    assert "reverses its order" in check(items["proof-kt"], "P^T*K^T").message
+
+
+def test_known_wrong_answer_gets_its_feedback(items):
+    """Does an answer equivalent to a known wrong one get that one's feedback?"""
+    assert "10000^0 = 1" in check(items["pe-dim0"], "sin(pos/10**4)").message
+
+
+def test_free_response_shows_the_rubric(items):
+    """Is a free-response answer sent to a human with the rubric?"""
+    verdict = check(items["sa-q5"], "anything")
+    assert verdict.status == "manual" and "fastest" in verdict.message

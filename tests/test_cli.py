@@ -1,0 +1,42 @@
+"""The `attnlab` command: a user's mistakes get a message, never a traceback."""
+
+from click.testing import CliRunner
+
+from attnlab import cli
+
+
+def _run(*args):
+    result = CliRunner().invoke(cli.main, list(args))
+    return result.exit_code, result.output, result.exception
+
+
+def test_does_building_into_an_unwritable_place_fail_with_a_message():
+    code, output, exc = _run("build", "--out", "/proc/attnlab-cannot-write-here")
+    assert code == 1 and "Error:" in output and "Traceback" not in output
+    assert isinstance(exc, SystemExit)
+
+
+def test_does_grading_a_missing_path_fail_with_a_message():
+    code, output, _ = _run("grade", "/nonexistent/sub.py", "--out", "results")
+    assert code == 2 and "does not exist" in output
+
+
+def test_does_grading_require_an_output_folder(tmp_path):
+    sub = tmp_path / "s.py"
+    sub.write_text("")
+    code, output, _ = _run("grade", str(sub))
+    assert code == 2 and "--out" in output
+
+
+def test_does_release_write_the_student_files(tmp_path):
+    code, output, _ = _run("release", "--out", str(tmp_path))
+    assert code == 0
+    assert (tmp_path / "pe_attention.ipynb").is_file() and (tmp_path / "tests").is_dir()
+    assert str(tmp_path / "pe_attention.py") in output
+
+
+def test_does_the_help_list_every_command():
+    code, output, _ = _run("--help")
+    assert code == 0
+    for command in ("build", "grade", "check", "demo", "quiz", "release"):
+        assert command in output
