@@ -9,10 +9,12 @@ from attnlab.release import solution
 
 
 def _solution_lines():
-    """Every substantial line inside a solution region of the solution file."""
+    """Every substantial line that appears in the solution file only inside solution regions."""
     text = paths.solution_file().read_text()
     regions = re.findall(r"# BEGIN SOLUTION\n(.*?)# END SOLUTION", text, flags=re.S)
-    lines = {l.strip() for r in regions for l in r.splitlines()}
+    outside = re.sub(r"# BEGIN SOLUTION\n.*?# END SOLUTION", "", text, flags=re.S)
+    public = {l.strip() for l in outside.splitlines()}
+    lines = {l.strip() for r in regions for l in r.splitlines()} - public
     return {l for l in lines if len(l) > 12 and not l.startswith("#")}
 
 

@@ -84,3 +84,355 @@ def pe_shift_matrix(k, d_model, base=10000.0):
     """
     # YOUR CODE HERE
     raise NotImplementedError
+
+
+# %% [markdown]
+# ## Part B: attention
+#
+# ### Attention is a soft dictionary lookup
+#
+# A Python dictionary maps a query to the value whose key equals it. Attention does the same with
+# vectors: it scores the query against every key with a dot product, turns the scores into weights
+# that sum to 1, and returns the weighted sum of the values. With one-hot keys the dot product is
+# 1 for the matching key and 0 for the others, so a sharp enough weighting recovers the dictionary
+# exactly; a query that sits between two keys gets a blend of their values.
+#
+# ### Softmax
+#
+# The weights come from the softmax of a row of scores $x$:
+#
+# $$\text{softmax}(x)_j = \frac{e^{x_j}}{\sum_k e^{x_k}} = \frac{e^{x_j - c}}{\sum_k e^{x_k - c}}
+#   \quad\text{for any constant } c$$
+#
+# `np.exp(1000.0)` overflows to `inf`, so subtract $c = \max_k x_k$ first: the largest exponent is
+# then $e^0 = 1$ and nothing overflows. Take the max **along `axis`** (each row its own max), not
+# over the whole array. A score of $-\infty$ gets weight exactly 0; that is how masks are applied
+# below. (A row that is all $-\infty$ has nothing to attend to; returning 0s or `nan` there is
+# your call, nothing later depends on it. The reference returns 0s.)
+#
+# Example: `softmax(np.array([0.0, np.log(3.0)]))` is `[0.25, 0.75]`.
+
+# %%
+def softmax(x, axis=-1):
+    """Numerically stable softmax of x along axis; -inf entries get weight 0.
+
+    >>> softmax(np.array([[0.0, np.log(3.0)], [5.0, -np.inf]]))
+    array([[0.25, 0.75],
+           [1.  , 0.  ]])
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+# %% [markdown]
+# ### Scaled dot-product attention
+#
+# Stack the queries as the rows of $Q$ (shape `(n, d_k)`), the keys as the rows of $K$
+# (`(m, d_k)`) and the values as the rows of $V$ (`(m, d_v)`):
+#
+# $$\text{Attention}(Q, K, V) = \underbrace{\text{softmax}\!\left(\frac{Q K^T}{\sqrt{d_k}}\right)}_{\text{weights } (n,\, m)} V$$
+#
+# Row `i` of the weights says how much query `i` takes from each of the `m` keys, so the softmax
+# runs over the **key** axis (the last one) and each row sums to 1. Dividing by $\sqrt{d_k}$ keeps
+# the scores' spread independent of the key size: a dot product of `d_k` unit-variance terms has
+# variance `d_k`, and large scores would push the softmax into a one-hot corner.
+#
+# `mask`, if given, is a boolean array of shape `(n, m)`: `True` where query `i` **may** attend to
+# key `j` (the PyTorch convention). A masked entry's score becomes $-\infty$ *before* the softmax,
+# so it gets weight exactly 0 and the other weights still sum to 1.
+#
+# Return `(output, weights)`. Any leading axes (a batch, attention heads) broadcast:
+# `Q` of shape `(..., n, d_k)`, `K` `(..., m, d_k)`, `V` `(..., m, d_v)`, `mask` `(..., n, m)`.
+#
+# Example: with one query and two keys, `Q = [[1, 0]]`, `K = [[1, 0], [0, 1]]` gives scores
+# `[1/√2, 0]` and weights `softmax([0.707, 0]) = [0.670, 0.330]`.
+
+# %%
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    """Return (output, weights): weights = softmax(Q K^T / sqrt(d_k)) over keys, output = weights V.
+
+    Q (..., n, d_k), K (..., m, d_k), V (..., m, d_v); mask (..., n, m) boolean, True = may attend.
+
+    >>> out, w = scaled_dot_product_attention(np.eye(2), np.eye(2), np.array([[1.0], [3.0]]))
+    >>> w.round(3)
+    array([[0.67, 0.33],
+           [0.33, 0.67]])
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+# %% [markdown]
+# ### The causal mask
+#
+# A decoder that predicts the next token must not look ahead: query `i` may attend to key `j`
+# only when `j <= i`. The mask is `True` on and below the diagonal (the lower triangle).
+#
+# Example: `causal_mask(3)` is
+# `[[True, False, False], [True, True, False], [True, True, True]]`.
+
+# %%
+def causal_mask(n):
+    """Boolean (n, n) mask, True where query i may attend to key j, i.e. j <= i.
+
+    >>> causal_mask(2)
+    array([[ True, False],
+           [ True,  True]])
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+# %% [markdown]
+# ### Self-attention
+#
+# In *self*-attention the queries, keys and values all come from the same sequence `X`
+# (shape `(n, d_model)`), through three learned matrices (row-vector convention, as in the notes):
+#
+# $$Q = X W_Q, \quad K = X W_K, \quad V = X W_V, \qquad
+#   Z = \text{softmax}\!\left(\frac{Q K^T}{\sqrt{d_k}}\right) V$$
+#
+# `W_Q` and `W_K` have shape `(d_model, d_k)`, `W_V` `(d_model, d_v)`. Return `(Z, A)` with the
+# output `Z` `(n, d_v)` and the attention weights `A` `(n, n)`.
+#
+# Example: the notes' two words `X = [[0.10, 1.30], [1.74, 0.64]]` with their $W_Q, W_K$ give the
+# raw scores `Score(1, 1) = 12.00` and `Score(1, 2) = 21.97` (before dividing by $\sqrt{2}$).
+
+# %%
+def self_attention(X, W_Q, W_K, W_V, mask=None):
+    """Return (Z, A) for Q = X W_Q, K = X W_K, V = X W_V and A = softmax(Q K^T / sqrt(d_k)).
+
+    >>> Z, A = self_attention(np.eye(2), np.eye(2), np.eye(2), np.eye(2))
+    >>> A.round(3)
+    array([[0.67, 0.33],
+           [0.33, 0.67]])
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+# %% [markdown]
+# #### The notes' numeric illustration, recomputed
+#
+# The cell below recomputes the notes' 2-D example with your functions. The raw scores are
+# `Score(1, 1) = 12.00`, `Score(1, 2) = 21.97`, `Score(2, 2) = 30.1584`. The notes round the
+# softmax of the second row to 0.00027 / 0.99973; the correct values are **0.00028 / 0.99972**
+# ($e^{-8.1884} \approx 0.000278$). The transformer itself also divides by $\sqrt{d_k} = \sqrt 2$,
+# which softens both rows.
+#
+# Notice that $QK^T$ comes out symmetric: here $W_Q W_K^T = \begin{pmatrix} 4 & 7 \\ 7 & 6\end{pmatrix}$
+# happens to be symmetric. In general $\text{Score}(i, j) \ne \text{Score}(j, i)$: how much "I"
+# attends to "really" need not equal how much "really" attends to "I".
+
+# %% [markdown]
+# ### Multi-head attention
+#
+# One head computes one weighting of the values. Multi-head attention runs `num_heads` smaller
+# heads side by side, each free to attend to something different, and mixes their outputs:
+#
+# $$\text{head}_h = \text{Attention}(X W_Q^{(h)}, X W_K^{(h)}, X W_V^{(h)}), \qquad
+#   \text{MultiHead}(X) = [\text{head}_0, \dots, \text{head}_{H-1}]\, W_O$$
+#
+# Head `h` uses the columns `h*d_h:(h+1)*d_h` of `W_Q` and `W_K` with $d_h$ =
+# `W_Q.shape[1] // num_heads`, and the same slice of `W_V`'s columns with its own width
+# `W_V.shape[1] // num_heads`. Each head is scaled by $\sqrt{d_h}$ (its own key size, not
+# `d_model`). The heads' outputs are concatenated in order, giving `(n, num_heads * d_v_head)`,
+# then multiplied by `W_O` to give `(n, d_out)`. The same `mask` applies to every head.
+#
+# Example: with `num_heads=1` this is `self_attention(X, W_Q, W_K, W_V)[0] @ W_O`.
+
+# %%
+def multi_head_attention(X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    """Concatenate num_heads scaled dot-product heads (column slices of W_Q, W_K, W_V), then @ W_O.
+
+    >>> X, W = np.eye(2), np.eye(2)
+    >>> multi_head_attention(X, W, W, W, W, num_heads=2).round(3)
+    array([[0.731, 0.5  ],
+           [0.5  , 0.731]])
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+# %% [markdown]
+# ## Part C: permutation equivariance, or why attention needs positions
+#
+# Nothing in self-attention looks at *where* a row of `X` sits. Shuffle the tokens and the layer
+# computes the same numbers, shuffled the same way. Write the shuffle as a **permutation matrix**
+# $P$ (one 1 in every row and column), so that $X' = PX$ is `X` with its rows reordered. Then
+#
+# $$Q' = PXW_Q = PQ,\quad K' = PK,\quad V' = PV,\qquad
+#   A' = \text{softmax}\!\left(\frac{PQK^TP^T}{\sqrt{d_k}}\right) = PAP^T,\qquad
+#   Z' = PAP^TPV = PZ$$
+#
+# because a row-wise softmax commutes with reordering rows and columns, and $P^TP = I$. This is
+# **permutation equivariance**: $f(PX) = P f(X)$, the output is permuted exactly like the input.
+# (Some notes call self-attention "permutation-invariant"; that is not right. Only a *pooled*
+# output, such as the mean of the rows, is **invariant**: $g(PX) = g(X)$.)
+#
+# So without positions, "the cat chased the dog" and "the dog chased the cat" give "cat" exactly
+# the same output vector: the layer sees a bag of words. Adding $PE$ to the embeddings breaks
+# the symmetry, because $PE$ stays in place while the words move: $P E + PE \ne P(E + PE)$.
+
+# %% [markdown]
+# ### Permutation matrices
+#
+# Build $P$ from an index sequence `perm` so that row `i` of $PX$ is row `perm[i]` of `X`:
+# $P_{i,\,perm[i]} = 1$ and every other entry is 0. (Putting the 1 at $P_{perm[i],\,i}$ instead
+# builds the inverse permutation, $P^T$.)
+#
+# Example: `permutation_matrix([2, 0, 1]) @ X` is `X[[2, 0, 1]]`: rows 2, 0, 1 of `X`.
+
+# %%
+def permutation_matrix(perm):
+    """The (n, n) matrix P with (P @ X)[i] = X[perm[i]]; ValueError if perm is not a permutation.
+
+    >>> permutation_matrix([1, 2, 0])
+    array([[0., 1., 0.],
+           [0., 0., 1.],
+           [1., 0., 0.]])
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+# %% [markdown]
+# ### Which permutations to try
+#
+# A proof covers every input and every permutation; a numerical check tries some. Trying one swap
+# proves little: a function can be symmetric under some permutations and not under others, and a
+# swap is its own inverse, so it cannot tell $P$ from $P^T$. For `n <= 5` try every permutation
+# (at most 120). For longer sequences try every swap of neighbours, every 3-cycle of neighbours
+# (`(i, i+1, i+2) -> (i+1, i+2, i)`), the reversal, rolls by 1, -1 and `n // 2`, and a few random
+# permutations from a fixed seed, so that the answer is the same every time. Leave out the
+# identity, which every function passes.
+#
+# Example: `default_permutations(3)` is the five permutations of `(0, 1, 2)` other than itself.
+
+# %%
+def default_permutations(n):
+    """Permutations of range(n), as tuples, that catch a function that is not equivariant.
+
+    >>> default_permutations(2)
+    [(1, 0)]
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+# %% [markdown]
+# ### Checking equivariance and invariance
+#
+# `f` takes an `(n, d)` array. It is
+#
+# - **equivariant** if $f(PX) \approx P f(X)$ and
+# - **invariant** if $f(PX) \approx f(X)$
+#
+# for **every** permutation in `perms` (index sequences, as for `permutation_matrix`), or, when
+# `perms` is None, for every permutation of `default_permutations(n)`. Compare with
+# `np.allclose(..., atol=atol)` plus a tiny relative tolerance: sums taken in a different order
+# differ in their last bits, which must not count as a failure. A result of a different shape is
+# a failure (`False`), not an error. Do not change `X` or rely on `f` leaving it unchanged.
+#
+# Example: `is_permutation_equivariant(lambda X: 2 * X, X)` is `True`, and
+# `is_permutation_equivariant(lambda X: np.cumsum(X, axis=0), X)` is `False` for
+# `X = np.arange(6.0).reshape(3, 2)`.
+
+# %%
+def is_permutation_equivariant(f, X, perms=None, atol=1e-8):
+    """Whether f(P X) ≈ P f(X) for every permutation in perms (default: default_permutations(n)).
+
+    >>> is_permutation_equivariant(lambda X: X - X.mean(axis=0), np.arange(6.0).reshape(3, 2))
+    True
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+# %%
+def is_permutation_invariant(f, X, perms=None, atol=1e-8):
+    """Whether f(P X) ≈ f(X) for every permutation in perms (default: default_permutations(n)).
+
+    >>> is_permutation_invariant(lambda X: X.sum(axis=0), np.arange(6.0).reshape(3, 2))
+    True
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+# %% [markdown]
+# Your checkers on the toy sentence: self-attention alone is equivariant (and therefore not
+# invariant); adding $PE$ inside the function breaks equivariance; averaging the outputs over the
+# tokens (mean pooling, as a sentence classifier might) makes the result invariant, which is
+# exactly the bag-of-words problem: a classifier on top cannot tell the two sentences apart.
+
+# %% [markdown]
+# ### Where does a decoder get its positions? The causal mask
+#
+# A causal mask breaks the symmetry too: the first token can see only itself, the last one sees
+# everything. Even with no positional encoding at all (the "NoPE" models of the notes), masked
+# self-attention is not permutation-equivariant, so a decoder can work out positions from what
+# each token is allowed to see.
+
+# %% [markdown]
+# ## Part D (extension): positions inside attention
+#
+# Sinusoidal encodings are added once, at the input. Recent models put position information
+# into the attention scores themselves, where only the *distance* between two tokens matters:
+# relative position encodings (T5 learns a bias per distance bucket), rotary embeddings (RoPE) and
+# linear biases (ALiBi), which both generalise to sequences longer than those seen in training.
+#
+# ### Rotary position embedding (RoPE)
+#
+# RoPE rotates each pair of coordinates `(2i, 2i+1)` of the query or key at position `m` by the
+# angle $m\theta_i$ with $\theta_i = \text{base}^{-2i/d}$, the same frequencies as the sinusoidal
+# encoding (pair 0 turns fastest). Counter-clockwise:
+#
+# $$\begin{pmatrix} x'_{2i} \\ x'_{2i+1} \end{pmatrix} =
+#   \begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\ \sin m\theta_i & \cos m\theta_i \end{pmatrix}
+#   \begin{pmatrix} x_{2i} \\ x_{2i+1} \end{pmatrix}$$
+#
+# Rotating the query at position $m$ and the key at position $n$ leaves their dot product
+# depending on $m - n$ only, because $R(m\theta)^T R(n\theta) = R((n - m)\theta)$: the score sees
+# the relative position, with nothing added to the embeddings. The pairs are interleaved
+# (columns `2i`, `2i+1`), as in Part A; `d` must be even (`ValueError` otherwise).
+#
+# Example: `rope(np.array([[1.0, 0.0], [1.0, 0.0]]))` is `[[1, 0], [cos 1, sin 1]]`.
+
+# %%
+def rope(X, base=10000.0):
+    """Rotary position embedding of the rows of X (n, d): pair (2i, 2i+1) of row m turned by m * base**(-2i/d).
+
+    >>> rope(np.array([[1.0, 0.0], [0.0, 1.0]])).round(3)
+    array([[ 1.   ,  0.   ],
+           [-0.841,  0.54 ]])
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError
+
+
+# %% [markdown]
+# ### Attention with linear biases (ALiBi)
+#
+# ALiBi adds nothing to the embeddings. Each head `h` subtracts a penalty proportional to the
+# distance from its scores, $\text{scores}_h + \text{bias}_h$ with
+#
+# $$\text{bias}[h, i, j] = -m_h\,|i - j|, \qquad m_h = 2^{-8(h+1)/H}$$
+#
+# for `H = num_heads` heads, `h` counting from 0. The slopes form a geometric sequence: head 0
+# has the steepest slope (it looks only at close neighbours), the last head ($m = 2^{-8}$) sees far.
+#
+# Example: with `num_heads=2` the slopes are `1/16` and `1/256`, and `alibi_bias(3, 2)[0]` is
+# `-[[0, 1, 2], [1, 0, 1], [2, 1, 0]] / 16`.
+
+# %%
+def alibi_bias(n, num_heads):
+    """ALiBi biases (num_heads, n, n): bias[h, i, j] = -m_h * |i - j| with m_h = 2**(-8 (h+1) / num_heads).
+
+    >>> alibi_bias(3, 2)[0] * 16
+    array([[ 0., -1., -2.],
+           [-1.,  0., -1.],
+           [-2., -1.,  0.]])
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError

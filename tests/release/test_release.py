@@ -72,3 +72,16 @@ def test_do_the_public_tests_hold_no_hidden_case_and_no_oracle(fresh):
     assert {k.split("/")[1] for k in tests} == {p.name for p in paths.tests_dir().glob("*.py")}
     for text in tests.values():
         assert "hidden=True" not in text and "attnlab_oracle" not in text
+
+
+def test_does_the_readme_show_the_points_the_test_files_give():
+    """If this fails, run `attnlab release` and commit the README."""
+    readme = (paths.kit_root() / "README.md").read_text(encoding="utf-8")
+    assert release.with_points_table(readme) == readme
+
+
+def test_does_the_points_table_cover_every_graded_function_once(test_files):
+    table = release.points_table()
+    for tf in test_files:
+        assert table.count(f"`{tf.name}`: {tf.points:g}") == 1, tf.name
+    assert f"**{sum(tf.points for tf in test_files):g}**" in table

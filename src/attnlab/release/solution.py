@@ -60,6 +60,19 @@ def functions(code: str) -> list[str]:
     return [n.name for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)]
 
 
+def parts(nb: nbformat.NotebookNode) -> list[tuple[str, list[str]]]:
+    """The assignment's parts (markdown headings ``## Part ...``) with the functions each defines."""
+    found: list[tuple[str, list[str]]] = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("## Part "):
+                    found.append((line[3:].strip(), []))
+        elif found and not is_demo(cell):
+            found[-1][1].extend(functions(cell.source))
+    return found
+
+
 def reference_source(path: Path) -> str:
     """The reference implementation as one module: every definition cell, markers removed."""
     return "\n\n\n".join(unmark(c.source) for c in definition_cells(read(path))) + "\n"

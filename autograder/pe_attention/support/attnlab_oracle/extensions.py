@@ -1,0 +1,69 @@
+"""The extension part: rotary embeddings (RoPE) and ALiBi biases, in plain Python loops."""
+
+import math
+
+import numpy as np
+
+__all__ = ["rope", "rope_variants", "alibi_bias", "alibi_variants"]
+
+
+def rope(X, base=10000.0, *, clockwise=False, first_pos=0):
+    """Row m, pair (2i, 2i+1) rotated counter-clockwise by m * base**(-2i/d)."""
+    X = np.asarray(X, dtype=np.float64)
+    n, d = X.shape
+    out = np.zeros((n, d))
+    sign = -1.0 if clockwise else 1.0
+    for m in range(n):
+        for i in range(d // 2):
+            angle = (m + first_pos) * base ** (-2 * i / d)
+            c, s = math.cos(angle), sign * math.sin(angle)
+            a, b = float(X[m][2 * i]), float(X[m][2 * i + 1])
+            out[m][2 * i] = a * c - b * s
+            out[m][2 * i + 1] = a * s + b * c
+    return out
+
+
+def _rope_half(X, base):
+    X = np.asarray(X, dtype=np.float64)
+    n, d = X.shape
+    half = d // 2
+    theta = base ** (-2 * np.arange(half) / d)
+    angles = np.arange(n)[:, None] * theta
+    c, s = np.cos(angles), np.sin(angles)
+    a, b = X[:, :half], X[:, half:]
+    return np.concatenate([a * c - b * s, a * s + b * c], axis=1)
+
+
+def rope_variants(X, base=10000.0):
+    variants = [
+        ("the rotate-half layout", "rotate the interleaved pairs (2i, 2i+1), not (i, i + d/2)",
+         _rope_half(X, base)),
+        ("a clockwise rotation", "x'_2i = x_2i cos - x_2i+1 sin and x'_2i+1 = x_2i sin + x_2i+1 cos",
+         rope(X, base, clockwise=True)),
+        ("positions counted from 1", "the first row is position 0 and is not rotated",
+         rope(X, base, first_pos=1)),
+    ]
+    if base != 10000.0:
+        variants.append(("base ignored (10000 used)", "use the `base` argument", rope(X)))
+    return variants
+
+
+def alibi_bias(n, num_heads, *, first_h=1, sign=-1.0, absolute=True):
+    out = np.zeros((num_heads, n, n))
+    for h in range(num_heads):
+        slope = 2.0 ** (-8.0 * (h + first_h) / num_heads)
+        for i in range(n):
+            for j in range(n):
+                out[h][i][j] = sign * slope * (abs(i - j) if absolute else i - j)
+    return out
+
+
+def alibi_variants(n, num_heads):
+    return [
+        ("slopes starting at h = 0", "m_h = 2**(-8 (h+1) / num_heads): the first head's slope is "
+         "2**(-8/num_heads), not 1", alibi_bias(n, num_heads, first_h=0)),
+        ("the wrong sign", "the bias is a penalty, -m_h |i - j|: farther keys get lower scores",
+         alibi_bias(n, num_heads, sign=1.0)),
+        ("i - j without the absolute value", "the bias uses the distance |i - j|",
+         alibi_bias(n, num_heads, absolute=False)),
+    ]

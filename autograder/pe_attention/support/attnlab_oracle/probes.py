@@ -1,0 +1,141 @@
+"""Functions whose permutation behaviour is known, handed to the students' checkers.
+
+Every probe is a module-level numpy function, or a ``functools.partial`` of one with array
+arguments, so it pickles by reference and can cross a process boundary. ``equivariant`` and
+``invariant`` below say what a correct checker must answer for each.
+"""
+
+import functools
+
+import numpy as np
+
+from .positional import pe
+
+__all__ = [
+    "self_attention_layer", "with_positional_encoding", "multi_head_layer", "encoder_layer",
+    "reverse_rows", "roll_rows", "broadcast_mean", "affine", "position_offsets", "mean_pool",
+    "sum_first_two", "Probe", "attention_probes", "row_probes",
+]
+
+
+def _softmax(S):
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def self_attention_layer(X, W_Q, W_K, W_V):
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    return _softmax(Q @ K.T / np.sqrt(K.shape[1])) @ V
+
+
+def with_positional_encoding(X, W_Q, W_K, W_V):
+    """Self-attention on X + PE: no longer equivariant."""
+    return self_attention_layer(X + pe(*X.shape), W_Q, W_K, W_V)
+
+
+def multi_head_layer(X, W_Q, W_K, W_V, W_O, num_heads):
+    d_h = W_Q.shape[1] // num_heads
+    heads = [self_attention_layer(X, W_Q[:, s], W_K[:, s], W_V[:, s])
+             for s in (slice(h * d_h, (h + 1) * d_h) for h in range(num_heads))]
+    return np.concatenate(heads, axis=1) @ W_O
+
+
+def _layer_norm(X):
+    return (X - X.mean(axis=1, keepdims=True)) / np.sqrt(X.var(axis=1, keepdims=True) + 1e-5)
+
+
+def encoder_layer(X, W_Q, W_K, W_V, W_O, W_1, W_2, num_heads):
+    """Post-norm transformer encoder layer (attention, ReLU feed-forward, residuals), no PE."""
+    H = _layer_norm(X + multi_head_layer(X, W_Q, W_K, W_V, W_O, num_heads))
+    return _layer_norm(H + np.maximum(H @ W_1, 0.0) @ W_2)
+
+
+def reverse_rows(X):
+    return np.array(X[::-1], dtype=np.float64)
+
+
+def roll_rows(X):
+    return np.roll(np.asarray(X, dtype=np.float64), 1, axis=0)
+
+
+def broadcast_mean(X):
+    """Every row replaced by the mean row, summed in row order: equal under a permutation only up
+    to round-off."""
+    total = np.zeros(X.shape[1])
+    for row in X:
+        total = total + row
+    return np.tile(total / X.shape[0], (X.shape[0], 1))
+
+
+def affine(X):
+    """Row-wise and exact: f(P X) equals P f(X) bit for bit."""
+    return 2.0 * np.asarray(X, dtype=np.float64) + 1.0
+
+
+def position_offsets(X, offsets):
+    """Adds offsets[i] to row i: equivariant only under permutations that keep equal offsets."""
+    return X + np.asarray(offsets, dtype=np.float64)[:, None]
+
+
+def mean_pool(X, f):
+    return f(X).mean(axis=0)
+
+
+def sum_first_two(X):
+    """Invariant under swapping rows 0 and 1 only."""
+    return np.concatenate([X[0] + X[1], X[2:].ravel()])
+
+
+class Probe:
+    """A function with the answers a correct checker gives for it."""
+
+    def __init__(self, what, f, equivariant, invariant):
+        self.what, self.f, self.equivariant, self.invariant = what, f, equivariant, invariant
+
+    def __repr__(self):
+        return f"Probe({self.what!r})"
+
+
+def attention_probes(d_model=4, seed=0):
+    """Attention-based probes on inputs of width ``d_model``, with non-symmetric random weights."""
+    rng = np.random.default_rng(seed)
+    W_Q, W_K, W_V = (rng.normal(size=(d_model, 4)) for _ in range(3))
+    W_O = rng.normal(size=(4, d_model))
+    W_1, W_2 = rng.normal(size=(d_model, 6)), rng.normal(size=(6, d_model))
+    sa = functools.partial(self_attention_layer, W_Q=W_Q, W_K=W_K, W_V=W_V)
+    sa_pe = functools.partial(with_positional_encoding, W_Q=W_Q, W_K=W_K, W_V=W_V)
+    mha = functools.partial(multi_head_layer, W_Q=W_Q, W_K=W_K, W_V=W_V, W_O=W_O, num_heads=2)
+    enc = functools.partial(encoder_layer, W_Q=W_Q, W_K=W_K, W_V=W_V, W_O=W_O, W_1=W_1, W_2=W_2,
+                            num_heads=2)
+    return {
+        "self-attention": Probe("self-attention without positional encoding", sa, True, False),
+        "self-attention + PE": Probe("self-attention with positional encoding added", sa_pe, False, False),
+        "multi-head": Probe("multi-head attention without positional encoding", mha, True, False),
+        "encoder": Probe("a transformer encoder layer without positional encoding", enc, True, False),
+        "pooled self-attention": Probe("mean-pooled self-attention without positional encoding",
+                                       functools.partial(mean_pool, f=sa), False, True),
+        "pooled encoder": Probe("a mean-pooled encoder layer without positional encoding",
+                                functools.partial(mean_pool, f=enc), False, True),
+        "pooled self-attention + PE": Probe("mean-pooled self-attention with positional encoding",
+                                            functools.partial(mean_pool, f=sa_pe), False, False),
+    }
+
+
+def row_probes(n):
+    """Probes that move or mix whole rows, for inputs with ``n`` rows."""
+    first_two_equal = [0.0, 0.0] + [float(k) for k in range(1, n - 1)]
+    palindrome = [float(min(k, n - 1 - k)) for k in range(n)]
+    return {
+        "reverse": Probe("row reversal X[::-1]", reverse_rows, False, False),
+        "roll": Probe("rolling the rows by one", roll_rows, False, False),
+        "mean": Probe("the broadcast mean row", broadcast_mean, True, True),
+        "affine": Probe("2 X + 1 (row by row)", affine, True, False),
+        "offsets 0,0,1,..": Probe("adding a different offset to each row but the first two",
+                                  functools.partial(position_offsets, offsets=first_two_equal), False, False),
+        "palindromic offsets": Probe("adding offsets that read the same backwards to the rows",
+                                     functools.partial(position_offsets, offsets=palindrome), False, False),
+        "small offsets": Probe("adding offsets of at most 1e-4 * (n - 1) to the rows",
+                               functools.partial(position_offsets, offsets=[1e-4 * k for k in range(n)]),
+                               False, False),
+        "first two summed": Probe("X[0] + X[1] followed by the other rows", sum_first_two, False, False),
+    }

@@ -1,0 +1,23 @@
+OK_FORMAT = False
+
+import numpy as np
+from otter.test_files import test_case
+
+import attnlab_oracle as oracle
+
+name = "alibi_bias"
+
+
+@test_case(points=1, hidden=False)
+def test_shape_and_diagonal(alibi_bias):
+    B = alibi_bias(3, 2)
+    assert isinstance(B, np.ndarray), f"alibi_bias should return a numpy array, got {type(B).__name__}"
+    assert B.shape == (2, 3, 3), f"alibi_bias(3, 2) has shape {B.shape}, expected (num_heads, n, n) = (2, 3, 3)"
+    assert np.allclose(B[:, np.arange(3), np.arange(3)], 0.0), "a token's bias towards itself (distance 0) is 0"
+
+
+@test_case(points=2, hidden=True)
+def test_values(alibi_bias):
+    for n, num_heads in [(5, 8), (4, 3), (1, 2)]:
+        oracle.assert_close(alibi_bias(n, num_heads), oracle.alibi_bias(n, num_heads),
+                            f"alibi_bias({n}, {num_heads})", oracle.alibi_variants(n, num_heads))

@@ -1,0 +1,26 @@
+OK_FORMAT = False
+
+import numpy as np
+from otter.test_files import test_case
+
+import attnlab_oracle as oracle
+
+name = "causal_mask"
+
+
+@test_case(points=1, hidden=False)
+def test_shape_and_dtype(causal_mask):
+    m = causal_mask(3)
+    assert isinstance(m, np.ndarray), f"causal_mask should return a numpy array, got {type(m).__name__}"
+    assert m.shape == (3, 3), f"causal_mask(3) has shape {m.shape}, expected (3, 3)"
+    assert m.dtype == np.bool_, f"causal_mask should return a boolean array (True = may attend), got {m.dtype}"
+    assert bool(m[0, 0]), "the first token may attend to itself"
+
+
+@test_case(points=2, hidden=True)
+def test_values(causal_mask):
+    for n in (1, 2, 5, 7):
+        m = causal_mask(n)
+        got = oracle.assert_shape(m, (n, n), f"causal_mask({n})")
+        assert np.asarray(m).dtype == np.bool_, f"causal_mask({n}) should be a boolean array, got {np.asarray(m).dtype}"
+        oracle.assert_close(got, oracle.causal_mask(n), f"causal_mask({n})", oracle.causal_mask_variants(n))

@@ -1,0 +1,44 @@
+OK_FORMAT = False
+
+import numpy as np
+from otter.test_files import test_case
+
+import attnlab_oracle as oracle
+
+name = "rope"
+
+
+@test_case(points=1, hidden=False)
+def test_shape_and_position_zero(rope):
+    X = np.arange(12.0).reshape(3, 4)
+    R = rope(X)
+    assert isinstance(R, np.ndarray), f"rope should return a numpy array, got {type(R).__name__}"
+    assert R.shape == (3, 4), f"rope of a (3, 4) input has shape {R.shape}"
+    assert R.dtype == np.float64, f"rope should return float64, got {R.dtype}"
+    assert np.allclose(R[0], X[0]), "position 0 is rotated by angle 0, so row 0 is unchanged"
+
+
+@test_case(points=2, hidden=True)
+def test_values(rope):
+    X = np.random.default_rng(80).normal(size=(6, 8))
+    before = X.copy()
+    oracle.assert_close(rope(X), oracle.rope(before), "rope of a (6, 8) input", oracle.rope_variants(before))
+    assert np.array_equal(X, before), "rope changed its input: compute into a new array"
+    X = np.random.default_rng(81).normal(size=(5, 4))
+    oracle.assert_close(rope(X, base=100.0), oracle.rope(X, 100.0), "rope of a (5, 4) input with base=100.0",
+                        oracle.rope_variants(X, 100.0))
+
+
+@test_case(points=1, hidden=True)
+def test_scores_depend_on_offset_only(rope):
+    rng = np.random.default_rng(82)
+    q, k = rng.normal(size=6), rng.normal(size=6)
+    Q = oracle.as_array(rope(np.tile(q, (7, 1))), "rope of 7 copies of one query")
+    K = oracle.as_array(rope(np.tile(k, (7, 1))), "rope of 7 copies of one key")
+    S = Q @ K.T
+    for offset in (-3, 0, 2):
+        diagonal = np.diagonal(S, offset)
+        assert np.allclose(diagonal, diagonal[0], atol=1e-9), (
+            f"with rope, the score of query position m and key position m + {offset} must not depend on m "
+            "(every pair is rotated by an angle proportional to the position)")
+    assert np.allclose(np.linalg.norm(Q, axis=1), np.linalg.norm(q)), "rope rotates: it must keep every row's length"

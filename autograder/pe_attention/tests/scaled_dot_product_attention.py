@@ -1,0 +1,86 @@
+OK_FORMAT = False
+
+import numpy as np
+from otter.test_files import test_case
+
+import attnlab_oracle as oracle
+
+name = "scaled_dot_product_attention"
+
+
+@test_case(points=1, hidden=False)
+def test_shapes(scaled_dot_product_attention):
+    result = scaled_dot_product_attention(np.zeros((2, 3)), np.zeros((4, 3)), np.ones((4, 5)))
+    assert isinstance(result, tuple) and len(result) == 2, "scaled_dot_product_attention should return (output, weights)"
+    out, weights = (np.asarray(r) for r in result)
+    assert out.shape == (2, 5), f"output for Q (2, 3), K (4, 3), V (4, 5) has shape {out.shape}, expected (2, 5)"
+    assert weights.shape == (2, 4), f"weights for 2 queries and 4 keys have shape {weights.shape}, expected (2, 4)"
+    assert np.allclose(weights, 0.25) and np.allclose(out, 1.0), "equal scores must give equal weights 1/4"
+
+
+def _qkv(n, m, d_k, d_v, seed, lead=()):
+    rng = np.random.default_rng(seed)
+    return (rng.normal(size=lead + (n, d_k)), rng.normal(size=lead + (m, d_k)),
+            rng.normal(size=lead + (m, d_v)))
+
+
+def _mask(n, m, seed):
+    """A random boolean mask with at least one True and one False in every row."""
+    rng = np.random.default_rng(seed)
+    mask = rng.random((n, m)) < 0.5
+    mask[np.arange(n), rng.integers(0, m, n)] = True
+    mask[np.arange(n), (np.argmax(mask, axis=1) + 1) % m] = False
+    return mask
+
+
+def _check(sdpa, Q, K, V, mask, what):
+    result = sdpa(Q, K, V) if mask is None else sdpa(Q, K, V, mask=mask)
+    if not (isinstance(result, (tuple, list)) and len(result) == 2):
+        raise AssertionError(f"{what} should return a pair (output, weights), got {type(result).__name__}")
+    expected_out, expected_w = oracle.attention(Q, K, V, mask)
+    variants = oracle.attention_variants(Q, K, V, mask)
+    oracle.assert_close(result[1], expected_w, f"the weights of {what}", [(n, y, w) for n, y, _, w in variants])
+    oracle.assert_close(result[0], expected_out, f"the output of {what}", [(n, y, o) for n, y, o, _ in variants])
+
+
+@test_case(points=2, hidden=True)
+def test_values(scaled_dot_product_attention):
+    Q, K, V = _qkv(3, 5, 4, 2, 20)
+    copies = [a.copy() for a in (Q, K, V)]
+    _check(scaled_dot_product_attention, Q, K, V, None, "attention with Q (3, 4), K (5, 4), V (5, 2)")
+    assert all(np.array_equal(a, b) for a, b in zip((Q, K, V), copies)), (
+        "scaled_dot_product_attention changed Q, K or V: compute into new arrays")
+    Q, K, V = _qkv(4, 2, 6, 5, 21)
+    _check(scaled_dot_product_attention, 2.0 * Q, K, V, None, "attention with Q (4, 6), K (2, 6), V (2, 5)")
+
+
+@test_case(points=1, hidden=True)
+def test_square_scores(scaled_dot_product_attention):
+    Q, K, V = _qkv(4, 4, 4, 3, 22)
+    _check(scaled_dot_product_attention, 1.5 * Q, K, V, None, "attention with Q, K (4, 4) and V (4, 3)")
+
+
+@test_case(points=1, hidden=True)
+def test_mask(scaled_dot_product_attention):
+    for n, m, seed in [(4, 5, 23), (3, 3, 24)]:
+        Q, K, V = _qkv(n, m, 3, 2, seed)
+        mask = _mask(n, m, seed)
+        what = f"attention with a boolean ({n}, {m}) mask"
+        _check(scaled_dot_product_attention, 2.0 * Q, K, V, mask, what)
+        weights = np.asarray(scaled_dot_product_attention(2.0 * Q, K, V, mask=mask)[1])
+        assert np.all(weights[~mask] == 0.0), f"in {what}, a blocked entry (mask False) must get weight exactly 0"
+    Q, K, V = _qkv(5, 5, 3, 3, 25)
+    _check(scaled_dot_product_attention, Q, K, V, oracle.causal_mask(5), "attention with a (5, 5) causal mask")
+
+
+@test_case(points=1, hidden=True)
+def test_batched(scaled_dot_product_attention):
+    Q, K, V = _qkv(3, 5, 4, 2, 26, lead=(2,))
+    _check(scaled_dot_product_attention, Q, K, V, _mask(3, 5, 26),
+           "batched attention with Q (2, 3, 4), K (2, 5, 4), V (2, 5, 2) and a (3, 5) mask")
+    Q, K, V = _qkv(3, 4, 2, 3, 27, lead=(2, 2))
+    _check(scaled_dot_product_attention, Q, K, V, None,
+           "attention over batch and head axes: Q (2, 2, 3, 2), K (2, 2, 4, 2), V (2, 2, 4, 3)")
+    Q, (_, K, V) = _qkv(3, 4, 2, 3, 28, lead=(2,))[0], _qkv(3, 4, 2, 3, 29)
+    _check(scaled_dot_product_attention, Q, K, V, None,
+           "attention of a batch Q (2, 3, 2) against shared K (4, 2) and V (4, 3)")
