@@ -5,7 +5,6 @@ import re
 import zipfile
 
 from attnlab import build, paths
-from attnlab.release import solution
 
 
 def _solution_lines():
@@ -23,6 +22,7 @@ def test_does_the_student_zip_hold_the_notebook_twin_and_public_tests(dist):
     a = paths.ASSIGNMENT
     assert {f"{a}/{a}.ipynb", f"{a}/{a}.py"} <= names
     assert {f"{a}/tests/{p.name}" for p in paths.tests_dir().glob("*.py")} <= names
+    assert "quiz/quiz.ipynb" in names
 
 
 def test_is_the_student_zip_free_of_hidden_cases_and_solution_code(dist):

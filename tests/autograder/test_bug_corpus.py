@@ -5,10 +5,9 @@ Each file is a whole correct submission with exactly one mistake in the function
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from attnlab import testfiles
+from in_process import grade_file
 
 BUGS = sorted((Path(__file__).parent.parent / "fixtures" / "bugs").glob("*_loses_*.py"))
 
@@ -18,6 +17,7 @@ NAMED = {
     "no_max_subtraction_loses_softmax": "no max-subtraction",
     "global_max_loses_softmax": "a global instead of a row maximum",
     "integer_output_loses_softmax": "an integer output array",
+    "few_default_perms_loses_is_permutation_equivariant": "too few default permutations",
     "triu_loses_causal_mask": "an upper-triangular (triu) mask",
     "strict_loses_causal_mask": "a strict causal mask",
     "missing_scale_loses_scaled_dot_product_attention": "no 1/sqrt(d_k) scaling",
@@ -61,24 +61,6 @@ NAMED = {
 }
 
 
-def grade(path, test_files):
-    """{question: (score, possible, messages)} for one submission file, run in-process."""
-    env: dict = {}
-    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), env)
-    results = {}
-    with np.errstate(all="ignore"):
-        for tf in test_files:
-            score, messages = 0.0, []
-            for case in tf.cases:
-                try:
-                    testfiles.call_case(case, env)
-                    score += case.points
-                except Exception as e:  # noqa: BLE001 - a failing case, whatever it raised
-                    messages.append(str(e))
-            results[tf.name] = (score, tf.points, messages)
-    return results
-
-
 def test_is_the_corpus_large_and_is_every_bug_file_aimed_at_a_graded_function(test_files):
     questions = {tf.name for tf in test_files}
     assert len(BUGS) >= 40
@@ -89,7 +71,7 @@ def test_is_the_corpus_large_and_is_every_bug_file_aimed_at_a_graded_function(te
 @pytest.mark.parametrize("path", BUGS, ids=[p.stem for p in BUGS])
 def test_does_the_bug_lose_points_only_on_its_function(path, test_files):
     target = path.stem.split("_loses_")[1]
-    results = grade(path, test_files)
+    results = grade_file(path, test_files)
     score, possible, messages = results[target]
     assert score < possible, f"{path.name} kept full marks on {target}"
     others = {q: r[:2] for q, r in results.items() if q != target and r[0] != r[1]}

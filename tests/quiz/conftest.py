@@ -46,3 +46,40 @@ def _no_execution():
 def nothing_executes():
     """A context manager: inside it, nothing may be evaluated, executed or compiled to code."""
     return _no_execution
+
+
+@pytest.fixture(scope="session")
+def key_answers(items) -> dict[str, str]:
+    """Every item answered with its key (free response with a sentence)."""
+    from attnlab.quiz.check import key_text
+
+    return {i.id: key_text(i) or "An answer in words." for i in items.values()}
+
+
+@pytest.fixture
+def write_quiz(items):
+    """Write the quiz notebook with ``answers`` (by id) and ``extra`` code cells appended."""
+    import nbformat
+
+    from attnlab.quiz import notebook
+
+    def write(path, answers=None, extra=()):
+        nb = notebook.notebook(list(items.values()), answers=answers or {})
+        nb.cells += [nbformat.v4.new_code_cell(source) for source in extra]
+        nbformat.write(nb, path)
+        return path
+
+    return write
+
+
+@pytest.fixture(scope="session")
+def attack_cells():
+    """Cells a student might add: replace the checker, run a payload, assign answers indirectly."""
+    return lambda marker: [
+        "import attnlab_quiz.check as _c\n"
+        "class _V:\n    status, message = 'right', 'Right.'\n"
+        "_c.check_variable = lambda *args, **kwargs: _V()",
+        f"open({str(marker)!r}, 'w').write('pwned')",
+        "globals()['pe_dim0'] = 'sin(pos)'",
+        "exec(\"proof_z = 'P*Z'\")",
+    ]

@@ -21,7 +21,7 @@ ANSWERS = [
     ("proof-q", "P*Q", R), ("proof-q", "P*X*W_Q", R), ("proof-q", "(P*X)*W_Q", R),
     ("proof-kt", "K^T*P^T", R), ("proof-kt", "K.T*P.T", R), ("proof-kt", "(P*K)^T", R),
     ("proof-kt", "W_K^T*X^T*P^T", R), ("proof-a", "P*A*P^T", R), ("proof-a", "P*A*P.T", R),
-    ("proof-z", "P*Z", R), ("proof-z", "P*A*V", R), ("proof-z", "P*A*P^T*P*V", R),
+    ("proof-z", "P*Z", R), ("proof-z", "(Z^T*P^T)^T", R), ("proof-z", "P*Z*I", R),
     ("score-12", "21.97", R), ("score-12", "22.0", R), ("score-12", "4*4.12 + 1.5*3.66", R),
     ("weight-21", "0.00028", R), ("rel-rotation", "c*sin(k*w) + s*cos(k*w)", R),
     ("proof-chain", "(P*A*P^T)*(P*V) = P*A*(P^T*P)*V = P*A*V = P*Z", R),
@@ -34,7 +34,7 @@ ANSWERS = [
     ("shift-block", "[cos(k*w), sin(k*w)]", W),
     ("proof-q", "Q*P", W), ("proof-q", "Q", W), ("proof-kt", "P^T*K^T", W), ("proof-kt", "K^T*P", W),
     ("proof-a", "A", W), ("proof-a", "P^T*A*P", W), ("proof-a", "softmax(P*S*P^T)", W),
-    ("proof-z", "Z", W), ("proof-z", "Z*P", W), ("score-12", "12", W), ("score-12", "15.53", W),
+    ("proof-z", "Z", W), ("proof-z", "Z*P", W), ("proof-z", "P*A*V", W), ("proof-z", "P*A*P^T*P*V", W), ("score-12", "12", W), ("score-12", "15.53", W),
     ("score-12", "21.9", W), ("weight-21", "0.00027", W), ("fast-pair", "b", W),
     ("equivariance", "b", W), ("equivariance", "a", W),
     ("proof-chain", "(P*A*P^T)*(P*V) = P*A*P^T*V*P = P*Z", W),
@@ -74,3 +74,39 @@ def test_free_response_shows_the_rubric(items):
     """Is a free-response answer sent to a human with the rubric?"""
     verdict = check(items["sa-q5"], "anything")
     assert verdict.status == "manual" and "fastest" in verdict.message
+
+
+@pytest.mark.parametrize("answer, hint", [
+    ("P*A*V", "use Z = A V"),
+    ("P*A*P^T*P*V", "use P^T P = I and Z = A V"),
+    ("P*softmax(S)*V", "A = softmax(S)"),
+])
+def test_equal_but_longer_answer_is_not_the_simplest_form(items, answer, hint):
+    """Is an answer equal to Z' but longer than `P*Z` wrong, told which identity shortens it?"""
+    verdict = check(items["proof-z"], answer)
+    assert verdict.status == WRONG and verdict.exit_code == 1
+    assert verdict.message.startswith("That equals Z', but it is not in its simplest form")
+    assert hint in verdict.message
+
+
+def test_longer_equal_answer_is_right_where_the_simplest_form_is_not_asked(items):
+    """Is `P*X*W_Q` still right for proof-q, whose prompt does not ask for the simplest form?"""
+    assert not items["proof-q"].simplest
+    assert check(items["proof-q"], "P*X*W_Q").status == RIGHT
+
+
+def test_simplest_is_set_exactly_where_the_prompt_asks_for_it(items):
+    """Does every item whose prompt says "simplest" carry `simplest`, and only those?"""
+    asked = {i.id for i in items.values() if "simplest" in i.prompt.lower()}
+    assert asked == {i.id for i in items.values() if i.simplest} == {"proof-z"}
+
+
+def test_size_counts_factors_and_operations():
+    """Is `P*A*V` longer than `P*Z`, and a transposed symbol longer than the symbol?"""
+    from attnlab.quiz import proof
+    from attnlab.quiz.check import size
+    from attnlab.quiz.parse import parse
+
+    ns = proof.namespace()
+    assert size(parse("P*A*V", ns)) > size(parse("P*Z", ns)) > size(parse("Z", ns))
+    assert size(parse("P^T", ns)) > size(parse("P", ns))

@@ -45,3 +45,45 @@ def test_verify_passes():
     """Does `quiz verify` prove everything and exit 0?"""
     result = CliRunner().invoke(quiz, ["verify"])
     assert result.exit_code == 0, result.output
+
+
+def test_grade_writes_the_csv_and_each_results_json(tmp_path, write_quiz, key_answers, items):
+    """Does `quiz grade FOLDER FILE --out` write quiz_grades.csv (submission, one column per item, total)
+    and RESULTS/<submission>/results.json?"""
+    import csv
+    import json
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    write_quiz(folder / "alice.ipynb", key_answers)
+    write_quiz(folder / "bob.ipynb")
+    (tmp_path / "carol.py").write_text('pe_dim0 = "sin(pos)"\n')
+    result = CliRunner().invoke(quiz, ["grade", str(folder), str(tmp_path / "carol.py"), "--out",
+                                       str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader((tmp_path / "out" / "quiz_grades.csv").open()))
+    auto = [i for i in items.values() if i.type != "free"]
+    assert list(rows[0]) == ["submission", *(i.id for i in auto), "total"]
+    totals = {r["submission"]: float(r["total"]) for r in rows}
+    assert totals == {"alice": sum(i.points for i in auto), "bob": 0, "carol": 1}
+    assert rows[2]["pe-dim0"] == "1" and rows[2]["pe-dim1"] == "0"
+    results = json.loads((tmp_path / "out" / "carol" / "results.json").read_text())
+    assert results["score"] == 1 and results["tests"]
+
+
+@pytest.mark.parametrize("make, says", [
+    (lambda d: (d / "notes.txt").write_text("x") and [d / "notes.txt"], "is not a .ipynb or .py file"),
+    (lambda d: [d], "no .ipynb or .py files found"),
+    (lambda d: [_twin(d, "a"), _twin(d, "b")], "two submissions are named 'quiz'"),
+])
+def test_grade_reports_a_users_mistake_without_a_traceback(tmp_path, make, says):
+    """Do a wrong file type, an empty folder and two submissions with one name exit 1 with a message?"""
+    result = CliRunner().invoke(quiz, ["grade", *map(str, make(tmp_path)), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1 and says in result.output
+    assert "Traceback" not in result.output and isinstance(result.exception, SystemExit)
+
+
+def _twin(folder, sub):
+    (folder / sub).mkdir()
+    (folder / sub / "quiz.py").write_text("")
+    return folder / sub

@@ -36,3 +36,21 @@ def test_moodle_xml_carries_only_gradable_types(written):
     assert types <= {"multichoice", "numerical", "essay"} and "numerical" in types
     names = [q.findtext("name/text") for q in root.iter("question")]
     assert not any(n.startswith("pe-dim0:") for n in names)
+
+
+def test_description_says_what_each_export_leaves_out_and_why(written):
+    """Does the Canvas description name the items each export leaves out, why, and the notebook?"""
+    description = next(line for line in written[0].read_text().splitlines()
+                       if line.startswith("Quiz description:"))
+    both, canvas_only = description.split("Left out of the Canvas export only:")
+    assert "Canvas and the Moodle" in both and "proof-z" in both and "pe-dim0" in both
+    assert "answer checker" in both
+    assert "weight-21" in canvas_only and "4 decimals" in canvas_only
+    assert "quiz notebook" in canvas_only
+
+
+def test_canvas_leaves_out_the_finely_toleranced_weight(written):
+    """Is weight-21 missing from the Canvas quiz but present in the Moodle file?"""
+    assert "Title: A softmax weight" not in written[0].read_text()
+    names = [q.findtext("name/text") for q in ET.parse(written[2]).getroot().iter("question")]
+    assert any(n.startswith("weight-21:") for n in names)

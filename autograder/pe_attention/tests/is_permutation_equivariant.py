@@ -120,3 +120,17 @@ def test_round_off_and_atol(is_permutation_equivariant):
     _expect(is_permutation_equivariant, nudged, X, True,
             lambda: _why_false(is_permutation_equivariant, "with atol=1e-2, differences of 4e-4 count as equal: "
                                "pass atol on to your comparison"), atol=1e-2)
+
+
+@test_case(points=1, hidden=True)
+def test_longer_sequences(is_permutation_equivariant):
+    # n = 7 has 5040 permutations: the default set must still move every row, including row 0
+    X = _X(n=7)
+    rows = oracle.probes.row_probes(7)
+    _expect(is_permutation_equivariant, oracle.probes.attention_probes()["self-attention"], X, True,
+            lambda: _why_false(is_permutation_equivariant))
+    for key in ("first row offset", "palindromic offsets"):
+        _expect(is_permutation_equivariant, rows[key], X, False,
+                "looks like too few default permutations: with perms=None, try permutations that move "
+                "every row (e.g. every adjacent swap and a full cycle), not only the first few of "
+                "itertools.permutations, which all keep row 0 in place")

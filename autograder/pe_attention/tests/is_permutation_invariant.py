@@ -97,3 +97,15 @@ def test_round_off(is_permutation_invariant):
     X = np.array([[0.1, 0.7], [0.2, 0.1], [0.3, 0.2], [0.7, 0.3], [1e-3, 0.6]])
     _expect(is_permutation_invariant, oracle.probes.row_probes(5)["mean"], X, True,
             lambda: _why_false(is_permutation_invariant), perms=[[1, 2, 0, 3, 4], [2, 0, 1, 3, 4], [4, 3, 2, 1, 0]])
+
+
+@test_case(points=1, hidden=True)
+def test_longer_sequences(is_permutation_invariant):
+    # n = 7 has 5040 permutations: the default set must still move every row, including row 0
+    X = _X(n=7)
+    _expect(is_permutation_invariant, oracle.probes.attention_probes()["pooled self-attention"], X, True,
+            lambda: _why_false(is_permutation_invariant))
+    _expect(is_permutation_invariant, oracle.probes.row_probes(7)["first row and rest sum"], X, False,
+            "looks like too few default permutations: with perms=None, try permutations that move "
+            "every row (e.g. every adjacent swap and a full cycle), not only the first few of "
+            "itertools.permutations, which all keep row 0 in place")

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import keyword
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..paths import quiz_dir
-
 TYPES = ("symbolic", "matrix", "numeric", "choice", "proof", "chain", "order", "free")
 REQUIRED_IDS = ("pe-dim0", "pe-dim1", "wavelength", "shift-block", "proof-q", "proof-kt",
                 "proof-a", "proof-z", "score-12")
 AUTO_GRADED = tuple(t for t in TYPES if t != "free")
+SIMPLEST_TYPES = ("symbolic", "matrix", "proof")
+# The copy of the bank that travels with the checker inside the quiz autograder zip
+SHIPPED_BANK = Path(__file__).resolve().parent / "quiz"
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,12 @@ class Item:
     start: str = ""  # chain: the given first expression
     rubric: tuple[str, ...] = ()
     explanation: str = ""  # shown once the item is answered right (or for free response)
+    simplest: str = ""  # the prompt asks for the simplest form of this quantity (e.g. Z')
+
+    @property
+    def variable(self) -> str:
+        """The name of the quiz notebook's answer variable: the id with ``-`` as ``_``."""
+        return self.id.replace("-", "_")
 
     @property
     def multiple(self) -> bool:
@@ -54,9 +62,18 @@ class BankError(ValueError):
     """The bank itself is malformed (an instructor's mistake, not a student's)."""
 
 
+def default_folder() -> Path:
+    """The bank shipped next to this package (inside the autograder), else the kit's ``quiz/``."""
+    if SHIPPED_BANK.is_dir():
+        return SHIPPED_BANK
+    from ..paths import quiz_dir  # only inside attnlab; the shipped copy never gets here
+
+    return quiz_dir()
+
+
 def load(folder: Path | None = None) -> dict[str, Item]:
-    """Every item of every ``*.yaml`` file in ``folder`` (default: the kit's ``quiz/``), by id, in file order."""
-    folder = Path(folder) if folder is not None else quiz_dir()
+    """Every item of every ``*.yaml`` file in ``folder`` (default: :func:`default_folder`), by id, in file order."""
+    folder = Path(folder) if folder is not None else default_folder()
     items: dict[str, Item] = {}
     for path in sorted(folder.glob("*.yaml")):
         entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
@@ -77,6 +94,9 @@ def _item(entry: dict[str, Any], path: Path) -> Item:
             raise BankError(f"{where} lacks '{required}'")
     if entry["type"] not in TYPES:
         raise BankError(f"{where}: type must be one of {', '.join(TYPES)}")
+    variable = str(entry["id"]).replace("-", "_")
+    if not variable.isidentifier() or keyword.iskeyword(variable):
+        raise BankError(f"{where}: an id is letters, digits, '-' and '_' (it names a notebook variable)")
     if entry["type"] in AUTO_GRADED and "key" not in entry:
         raise BankError(f"{where} lacks 'key'")
     options = entry.get("options", {}) or entry.get("steps", {})
@@ -84,6 +104,11 @@ def _item(entry: dict[str, Any], path: Path) -> Item:
     unknown = set(entry) - known
     if unknown:
         raise BankError(f"{where}: unknown fields {sorted(unknown)}")
+    simplest = entry.get("simplest") or ""
+    if simplest and entry["type"] not in SIMPLEST_TYPES:
+        raise BankError(f"{where}: 'simplest' applies to {', '.join(SIMPLEST_TYPES)} items")
+    if simplest is True:
+        simplest = "the expected answer"
     return Item(
         id=str(entry["id"]),
         type=entry["type"],
@@ -102,4 +127,5 @@ def _item(entry: dict[str, Any], path: Path) -> Item:
         start=str(entry.get("start", "")),
         rubric=tuple(entry.get("rubric", [])),
         explanation=str(entry.get("explanation", "")).strip(),
+        simplest=str(simplest),
     )

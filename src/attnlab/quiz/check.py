@@ -9,7 +9,7 @@ from functools import lru_cache
 import sympy as sp
 
 from . import proof
-from .bank import Item
+from .bank import Item, load
 from .deadline import OutOfTime, can_interrupt, cap
 from .domains import make_symbol
 from .equivalence import Comparison, compare
@@ -49,6 +49,32 @@ def check(item: Item, answer: str, *, student: str | None = None) -> Verdict:
         return Verdict(UNREADABLE, "Cannot read this answer: it is too large to check in time.")
 
 
+@lru_cache(maxsize=1)
+def bank_items() -> dict[str, Item]:
+    """The default bank, loaded once: the items the notebook's answer variables belong to."""
+    return load()
+
+
+def check_variable(item_id: str, value: object) -> Verdict:
+    """The verdict on a quiz notebook's answer variable; ``value`` is what it holds (None if unset)."""
+    item = bank_items()[item_id]
+    if type(value) is not str:  # exactly str: a subclass could redefine what the parser calls
+        return Verdict(UNREADABLE, f"Cannot read this answer: {item.variable} must hold your answer "
+                                   f'as text in quotes, e.g. {item.variable} = "...".')
+    return check(item, value)
+
+
+def key_text(item: Item) -> str:
+    """The key as a student would type it (a numeric key for the notes' numbers)."""
+    if item.type == "numeric":
+        return f"{numeric_key(item):.12g}"
+    if item.type == "chain":
+        return f"{item.start} = {item.key}"
+    if isinstance(item.key, list):
+        return (", " if item.type == "choice" else " ").join(item.key)
+    return "" if item.key is None else str(item.key)
+
+
 def _check(item: Item, answer: str, student: str | None) -> Verdict:
     grader = {"symbolic": _expression, "matrix": _expression, "numeric": _numeric,
               "choice": _choice, "proof": _proof, "chain": _chain, "order": _order}[item.type]
@@ -85,7 +111,7 @@ def _expression(item: Item, answer: str, student: str | None) -> Verdict:
 
     result = compare(got, _parsed_key(item), domains=item.symbols)
     if result.equal:
-        return _right(item)
+        return _not_simplest(item, got, "simplify it further") or _right(item)
 
     def same(a, b) -> Comparison:
         return compare(a, b, domains=item.symbols, thorough=False)
@@ -97,6 +123,23 @@ def _expression(item: Item, answer: str, student: str | None) -> Verdict:
 def _reason(result: Comparison) -> str:
     return {"differs at sampled values": "it differs from the expected expression for some values "
             "of its symbols."}.get(result.how, result.how + ".")
+
+
+def size(expr) -> int:
+    """How long an expression is: each symbol, number and matrix symbol, plus each operation."""
+    if isinstance(expr, sp.MatrixBase):
+        return sum(size(e) for e in expr)
+    if isinstance(expr, (sp.MatrixSymbol, sp.Identity)) or not expr.args:
+        return 1
+    operations = len(expr.args) - 1 if isinstance(expr, (sp.Add, sp.Mul, sp.MatAdd, sp.MatMul)) else 1
+    return operations + sum(size(a) for a in expr.args)
+
+
+def _not_simplest(item: Item, got, hint: str) -> Verdict | None:
+    """For an item that asks for the simplest form: an equal answer longer than the key is wrong."""
+    if not item.simplest or size(got) <= size(_parsed_key(item)):
+        return None
+    return Verdict(WRONG, f"That equals {item.simplest}, but it is not in its simplest form: {hint}.")
 
 
 def _right(item: Item) -> Verdict:
@@ -198,7 +241,9 @@ def _proof(item: Item, answer: str, student: str | None) -> Verdict:
     key = _parsed_key(item)
     result = proof.compare(got, key)
     if result.equal:
-        return _right(item)
+        found = proof.shortcuts(got)
+        hint = "use " + " and ".join(found) if found else "write it with fewer factors"
+        return _not_simplest(item, got, hint) or _right(item)
     hint = (_known_wrong(item, got, proof.compare) or proof.explain(got, key)
             or _reason(result))
     return Verdict(WRONG, f"Not right: {hint}")

@@ -1,8 +1,9 @@
-"""The ``attnlab quiz`` command group: a thin click layer over check, verify, bank and interactive."""
+"""The ``attnlab quiz`` command group: a thin click layer over check, verify, grade, bank and interactive."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -55,3 +56,22 @@ def list_cmd() -> None:
     """List the questions: id, type, points, title."""
     for item in bank.load().values():
         click.echo(f"{item.id:<18} {item.type:<9} {item.points:>4g}  {item.title}")
+
+
+@quiz.command("grade")
+@click.argument("submissions", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for quiz_grades.csv and each submission's results.json.")
+def grade_cmd(submissions: tuple[Path, ...], out: Path) -> None:
+    """Grade quiz notebooks and .py files (or folders of them) by reading their answers as text."""
+    from . import batch
+
+    try:
+        results = batch.main(submissions=list(submissions), out=out)
+    except (ValueError, FileNotFoundError) as err:
+        raise click.ClickException(str(err)) from None
+    except OSError as err:
+        raise click.ClickException(f"{err.strerror or err}: {err.filename}" if err.filename else str(err)) from None
+    for name in sorted(results):
+        click.echo(f"{name}: {results[name]['score']:g}")
+    click.echo(f"wrote {out / 'quiz_grades.csv'}")

@@ -14,19 +14,20 @@ class Domain:
     name: str
     assumptions: dict[str, bool]
     draw: Callable[[random.Random], float]
+    says: str  # for students: what values the symbol stands for
 
 
 DOMAINS: dict[str, Domain] = {
     d.name: d
     for d in [
-        Domain("real", {"real": True}, lambda r: r.uniform(-3.0, 3.0)),
-        Domain("positive", {"positive": True}, lambda r: r.uniform(0.05, 3.0)),
-        Domain("nonneg", {"nonnegative": True}, lambda r: r.uniform(0.0, 60.0)),
-        Domain("int", {"integer": True}, lambda r: float(r.randint(-12, 12))),
+        Domain("real", {"real": True}, lambda r: r.uniform(-3.0, 3.0), "a real number"),
+        Domain("positive", {"positive": True}, lambda r: r.uniform(0.05, 3.0), "a number > 0"),
+        Domain("nonneg", {"nonnegative": True}, lambda r: r.uniform(0.0, 60.0), "a number >= 0"),
+        Domain("int", {"integer": True}, lambda r: float(r.randint(-12, 12)), "an integer"),
         Domain("nonneg_int", {"integer": True, "nonnegative": True},
-               lambda r: float(r.randint(0, 12))),
+               lambda r: float(r.randint(0, 12)), "an integer >= 0"),
         Domain("even_pos_int", {"even": True, "positive": True},
-               lambda r: float(2 * r.randint(1, 64))),
+               lambda r: float(2 * r.randint(1, 64)), "an even integer > 0"),
     ]
 }
 

@@ -209,6 +209,24 @@ def explain(wrong, right) -> str | None:
     return None
 
 
+def shortcuts(expr) -> list[str]:
+    """The identities that would shorten ``expr``: a definition's product or ``P^T P`` written out."""
+    found: list[str] = []
+    for form in (expr, canonical_plain(expr)):  # P^T P cancelled may reveal a definition
+        products = [e for e in sp.preorder_traversal(form) if isinstance(e, sp.MatMul)]
+        adjacent = {pair for e in products
+                    for factors in [[f for f in e.args if isinstance(f, MatrixExpr)]]
+                    for pair in zip(factors, factors[1:])}
+        if {(M["P"].T, M["P"]), (M["P"], M["P"].T)} & adjacent:
+            found.append("P^T P = I")
+        for definition, text in DEFINITIONS.values():
+            factors = tuple(f for f in definition.args if isinstance(f, MatrixExpr))
+            if (isinstance(definition, sp.MatMul) and len(factors) == 2 and factors in adjacent
+                    or isinstance(definition, Softmax) and form.has(definition)):
+                found.append(text)
+    return list(dict.fromkeys(found))
+
+
 @dataclass(frozen=True)
 class StepVerdict:
     index: int  # 1-based position of the step's right-hand side in the chain

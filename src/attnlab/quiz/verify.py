@@ -149,10 +149,7 @@ def _item_sound(item: bank.Item) -> Result:
             keys = item.key if isinstance(item.key, list) else [item.key]
             bad = [k for k in keys if k not in item.options]
             return Result(name, not bad, f"keys not among the options: {bad}" if bad else "")
-        key_text = item.start + " = " + str(item.key) if item.type == "chain" else str(item.key)
-        if item.type == "numeric":
-            key_text = f"{check.numeric_key(item):.12g}"
-        if check.check(item, key_text).status != check.RIGHT:
+        if check.check(item, check.key_text(item)).status != check.RIGHT:
             return Result(name, False, "its own key is not graded right")
         for known in item.feedback:
             if item.type != "numeric" and check.check(item, known.answer).status != check.WRONG:

@@ -215,12 +215,13 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
     return np.array(out).reshape(X.shape[0], W_O.shape[1])
 
 
-def _np_heads(X, W_Q, W_K, W_V, num_heads, *, scale, strided=False, mask=None):
+def _np_heads(X, W_Q, W_K, W_V, num_heads, *, scale, strided=False, mask=None, axis=-1):
     d_h = W_Q.shape[1] // num_heads
     outs = []
     for h in range(num_heads):
         cols = slice(h, None, num_heads) if strided else slice(h * d_h, (h + 1) * d_h)
-        z, _ = _np_attention(X @ W_Q[:, cols], X @ W_K[:, cols], X @ W_V[:, cols], scale=scale, mask=mask)
+        z, _ = _np_attention(X @ W_Q[:, cols], X @ W_K[:, cols], X @ W_V[:, cols], scale=scale, mask=mask,
+                             axis=axis)
         outs.append(z)
     return np.stack(outs)
 
@@ -247,6 +248,9 @@ def multi_head_attention_variants(X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
             ("no 1/sqrt(d_h) scaling", "scale each head's scores by sqrt(d_h)",
              merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=1.0, mask=mask)) @ W_O),
             ("W_O forgotten", "the concatenated heads are multiplied by W_O", merged(heads)),
+            ("softmax over queries", "each head's weights sum to 1 over queries, not keys: take the "
+             "softmax along the key axis", merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root,
+                                                             mask=mask, axis=-2)) @ W_O),
         ]
         for width, label in [(X.shape[1], "d_model"), (W_Q.shape[1], "the full width W_Q.shape[1]")]:
             if width != d_h:

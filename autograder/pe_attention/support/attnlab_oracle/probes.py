@@ -14,7 +14,7 @@ from .positional import pe
 __all__ = [
     "self_attention_layer", "with_positional_encoding", "multi_head_layer", "encoder_layer",
     "reverse_rows", "roll_rows", "broadcast_mean", "affine", "position_offsets", "mean_pool",
-    "sum_first_two", "Probe", "attention_probes", "row_probes",
+    "sum_first_two", "first_row_and_rest_sum", "Probe", "attention_probes", "row_probes",
 ]
 
 
@@ -81,6 +81,12 @@ def mean_pool(X, f):
     return f(X).mean(axis=0)
 
 
+def first_row_and_rest_sum(X):
+    """Row 0, then the sum of the other rows: invariant only under permutations that fix row 0."""
+    X = np.asarray(X, dtype=np.float64)
+    return np.concatenate([X[0], X[1:].sum(axis=0)])
+
+
 def sum_first_two(X):
     """Invariant under swapping rows 0 and 1 only."""
     return np.concatenate([X[0] + X[1], X[2:].ravel()])
@@ -138,4 +144,9 @@ def row_probes(n):
                                functools.partial(position_offsets, offsets=[1e-4 * k for k in range(n)]),
                                False, False),
         "first two summed": Probe("X[0] + X[1] followed by the other rows", sum_first_two, False, False),
+        "first row offset": Probe("adding 1 to the first row only",
+                                  functools.partial(position_offsets, offsets=[1.0] + [0.0] * (n - 1)),
+                                  False, False),
+        "first row and rest sum": Probe("row 0 followed by the sum of the other rows",
+                                        first_row_and_rest_sum, False, False),
     }

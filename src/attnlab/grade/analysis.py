@@ -1,0 +1,117 @@
+"""Item analysis over every graded submission: pass rate per test case and how often each named
+misconception (``looks like <variant>:`` in a failure message) was seen."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .report import write_atomic
+
+
+@dataclass
+class Item:
+    question: str
+    case: str
+    hidden: bool
+    passed: int
+    graded: int
+
+    @property
+    def rate(self) -> float:
+        return self.passed / self.graded if self.graded else 0.0
+
+
+def analyse(results: list[dict[str, Any]]) -> tuple[list[Item], Counter]:
+    items: dict[str, Item] = {}
+    variants: Counter = Counter()
+    for data in results:
+        seen = set()
+        for row in data.get("tests", []):
+            extra = row.get("extra_data") or {}
+            item = items.setdefault(row["name"], Item(extra.get("question", ""), row["name"],
+                                                      row.get("visibility") == "hidden", 0, 0))
+            item.graded += 1
+            item.passed += row.get("status") == "passed"
+            if extra.get("misconception"):
+                seen.add((item.question, extra["misconception"]))
+        variants.update(seen)
+    return list(items.values()), variants
+
+
+def write(out: Path, results: list[dict[str, Any]]) -> tuple[list[Item], Counter]:
+    items, variants = analyse(results)
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["question", "case", "hidden", "passed", "graded", "pass_rate"])
+    for it in items:
+        w.writerow([it.question, it.case, it.hidden, it.passed, it.graded, f"{it.rate:.3f}"])
+    write_atomic(out / "item_analysis.csv", buf.getvalue())
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["question", "misconception", "submissions"])
+    for (q, v), n in variants.most_common():
+        w.writerow([q, v, n])
+    write_atomic(out / "misconceptions.csv", buf.getvalue())
+    if items:
+        plot(out / "item_analysis.png", items, variants)
+    return items, variants
+
+
+def preload() -> None:
+    """Import matplotlib's Agg machinery (half a second), e.g. in a thread while grading runs."""
+    from matplotlib.backends import backend_agg  # noqa: F401
+    from matplotlib import figure  # noqa: F401
+
+
+def plot(path: Path, items: list[Item], variants: Counter) -> None:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    rows = len(items) + max(len(variants), 1)
+    height = 1.5 + 0.28 * rows
+    fig = Figure(figsize=(10, height))
+    FigureCanvasAgg(fig)
+    ax1, ax2 = fig.subplots(2, 1, gridspec_kw={"height_ratios": [max(len(items), 1), max(len(variants), 1)]})
+    fig.subplots_adjust(left=0.46, right=0.97, top=1 - 0.5 / height, bottom=0.6 / height, hspace=0.9 / height * 4)
+    labels = [f"{it.case}{' (hidden)' if it.hidden else ''}" for it in items]
+    ax1.barh(labels, [100 * it.rate for it in items], color="#4c72b0")
+    ax1.set_xlim(0, 100)
+    ax1.set_xlabel("submissions passing (%)")
+    ax1.invert_yaxis()
+    ax1.set_title(f"Pass rate per test case ({items[0].graded} submissions)")
+    if variants:
+        common = variants.most_common()
+        ax2.barh([f"{q}: {v}" for (q, v), _ in common], [n for _, n in common], color="#dd8452")
+        ax2.invert_yaxis()
+        ax2.set_xlabel("submissions")
+        ax2.xaxis.get_major_locator().set_params(integer=True)
+    else:
+        ax2.text(0.5, 0.5, "no named misconception seen", ha="center", va="center")
+        ax2.set_axis_off()
+    ax2.set_title("Named misconceptions")
+    tmp = path.with_name(f".{path.name}.tmp.png")
+    fig.savefig(tmp, dpi=90)
+    tmp.replace(path)
+
+
+def table(items: list[Item], variants: Counter):
+    """The analysis as rich tables."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    t = Table(title="Item analysis")
+    for col in ("question", "case", "hidden", "pass rate"):
+        t.add_column(col)
+    for it in items:
+        t.add_row(escape(it.question), escape(it.case), "yes" if it.hidden else "", f"{100 * it.rate:.0f}% ({it.passed}/{it.graded})")
+    m = Table(title="Named misconceptions")
+    for col in ("question", "looks like", "submissions"):
+        m.add_column(col)
+    for (q, v), n in variants.most_common():
+        m.add_row(escape(q), escape(v), str(n))
+    return t, m

@@ -1,0 +1,350 @@
+"""The trusted side of the channel: the zygote that forks sandboxes, one running sandbox, and the
+proxies through which test files call the student's functions.
+
+Callables that a test passes to the student's code are resolved on the student's side when they are
+the student's own functions (a Ref by name: no round trip), and otherwise become callbacks into the
+trusted process, valid only while the call that carried them runs. Callbacks keep test code (and the
+oracle) out of the sandbox: the student sees only the values a callback returns for the arguments
+it chose, which is what calling the function means.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from . import wire
+
+SANDBOX = Path(__file__).with_name("sandbox.py")
+THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+               "VECLIB_MAXIMUM_THREADS")
+
+
+class StudentError(Exception):
+    """An error raised by the student's code, or about it (crash, timeout, unsendable value)."""
+
+
+class StudentTimeout(StudentError):
+    pass
+
+
+class SandboxDied(StudentError):
+    pass
+
+
+_ERROR_TYPES: dict[tuple[str, str], type] = {}
+
+
+def student_exception(name: str, base: str, message: str) -> BaseException:
+    """The student's exception on this side: the same builtin type when it is a standard one, a
+    StudentError that also subclasses the nearest standard base otherwise."""
+    builtin = getattr(builtins, base, None) if base else None
+    if builtin is not None and name == base:
+        exc = builtin(message)
+    else:
+        key = (name, base)
+        if key not in _ERROR_TYPES:
+            bases = (StudentError,) + ((builtin,) if builtin is not None else ())
+            _ERROR_TYPES[key] = type(name if name.isidentifier() else "StudentError", bases, {})
+        exc = _ERROR_TYPES[key](message)
+    exc.from_student = True
+    return exc
+
+
+def describe_trusted_error(e: BaseException) -> tuple[str, str, str]:
+    """What the student's side learns when a callback fails: the type and a short message."""
+    base = next((c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins"), "Exception")
+    return (base, base, str(e)[:200])
+
+
+class Output:
+    """The submission's stdout and stderr: drained continuously, the first ``cap`` bytes kept."""
+
+    def __init__(self, cap: int = 64 * 1024):
+        self.cap = cap
+        self.kept = bytearray()
+        self.total = 0
+        self.lock = threading.Lock()
+
+    def drain(self, fd: int) -> threading.Thread:
+        def run() -> None:
+            with os.fdopen(fd, "rb", buffering=0) as pipe:
+                while chunk := pipe.read(1 << 16):
+                    with self.lock:
+                        room = self.cap - len(self.kept)
+                        if room > 0:
+                            self.kept += chunk[:room]
+                        self.total += len(chunk)
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        return thread
+
+    def text(self) -> str:
+        with self.lock:
+            text = self.kept.decode("utf-8", "replace")
+            if self.total > len(self.kept):
+                text += f"\n[... {self.total - len(self.kept)} more bytes of output not kept]\n"
+            return text
+
+
+class Zygote:
+    """A clean interpreter with numpy loaded, inside private namespaces, that forks sandboxes."""
+
+    def __init__(self, *, hide: list[str], uid: int | None, gid: int | None, memory_mb: int,
+                 cpu_seconds: int, nproc: int = 64, isolate: bool = True):
+        self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        config = dict(hide=hide, uid=uid, gid=gid, memory_mb=memory_mb, cpu_seconds=cpu_seconds,
+                      nproc=nproc, isolate=isolate, ctl_fd=theirs.fileno())
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+        env.update({k: "1" for k in THREAD_VARS})
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", str(SANDBOX), json.dumps(config)],
+            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=env,
+        )
+        theirs.close()
+        self.ctl.settimeout(60)
+        status, self.mode = self._recv()
+        if status != "ready":
+            raise RuntimeError("the sandbox zygote did not start")
+
+    def _recv(self) -> tuple:
+        data = self.ctl.recv(1 << 16)
+        if not data:
+            raise RuntimeError("the sandbox zygote exited")
+        return wire.decode(data)
+
+    def spawn(self, output: Output) -> "Sandbox":
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        out_r, out_w = os.pipe()
+        try:
+            socket.send_fds(self.ctl, [wire.encode(("spawn",))], [theirs.fileno(), out_w])
+        finally:
+            theirs.close()
+            os.close(out_w)
+        output.drain(out_r)
+        _, pid = self._recv()
+        return Sandbox(self, pid, mine)
+
+    def kill(self, pid: int) -> tuple[int | None, bool]:
+        """Kill the sandbox and everything it started; its wait status (if it was reaped)."""
+        self.ctl.sendall(wire.encode(("kill", pid)))
+        _, status, clean = self._recv()
+        return status, clean
+
+    def close(self) -> None:
+        try:
+            self.ctl.sendall(wire.encode(("quit",)))
+            self.proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+        self.ctl.close()
+
+
+def _describe_status(status: int | None) -> str:
+    if status is None:
+        return "it was still running"
+    if os.WIFSIGNALED(status):
+        import signal
+
+        sig = os.WTERMSIG(status)
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+        hint = {"SIGKILL": " (killed: memory, CPU time or a limit)", "SIGSEGV": " (interpreter crash, "
+                "e.g. recursion too deep)", "SIGXCPU": " (CPU time limit)"}.get(name, "")
+        return f"it was killed by {name}{hint}"
+    return f"it exited with status {os.WEXITSTATUS(status)}"
+
+
+class Sandbox:
+    """One running sandbox process and the channel to it."""
+
+    def __init__(self, zygote: Zygote, pid: int, sock: socket.socket):
+        self.zygote, self.pid, self.sock = zygote, pid, sock
+        self.alive = True
+        self.death = ""   # why it stopped, when a timeout or crash stopped it
+        self.handles: dict[int, Callable] = {}
+        self.calls = 0
+        self.on_check: Callable[[str], None] | None = None
+        self.endpoint = wire.Endpoint(sock, self._serve, self._encode_ref, describe_trusted_error)
+        try:
+            self.pidfd = os.pidfd_open(pid)
+            self.endpoint.watch = self.pidfd
+        except (AttributeError, OSError):
+            self.pidfd = None
+
+    def request(self, kind: str, body: Any, timeout: float, what: str) -> Any:
+        """A request that the student's side must answer in ``timeout`` seconds; its failures come
+        back as StudentError, and a timeout or crash kills the sandbox."""
+        if not self.alive:
+            raise SandboxDied(f"{what}: the submission's process had already stopped")
+        self.calls += 1
+        try:
+            status, body = self.endpoint.request(kind, body, time.monotonic() + timeout,
+                                                 paused=lambda k: k == "check")
+        except wire.ChannelTimeout:
+            self.kill()
+            self.death = self.death or f"{what} timed out after {timeout:g} s"
+            raise StudentTimeout(self.death) from None
+        except (wire.WireError, OSError) as e:
+            detail = self.kill()
+            if isinstance(e, (wire.ChannelClosed, OSError)):
+                message = f"{what}: the submission's process stopped ({detail})"
+            else:
+                message = f"{what}: the submission's process broke the protocol ({e})"
+            self.death = self.death or message
+            raise SandboxDied(message) from None
+        finally:
+            self.calls -= 1
+            if self.calls == 0:
+                self.handles.clear()
+        if status == "err":
+            raise student_exception(*_error_body(body))
+        return body
+
+    def call(self, name: str, args: tuple, kwargs: dict, timeout: float) -> Any:
+        body = self.request("call", (name, args, kwargs), timeout, f"{name}(...)")
+        result, changed = _call_reply(body)
+        _write_back(args, kwargs, changed)
+        return self._resolve(result)
+
+    def kill(self) -> str:
+        if not self.alive:
+            return "it had stopped"
+        self.alive = False
+        try:
+            self.sock.close()
+            status, _ = self.zygote.kill(self.pid)
+        except (OSError, wire.WireError):
+            status = None
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+        return _describe_status(status)
+
+    # the student's requests
+    def _serve(self, kind: str, body: Any) -> Any:
+        if kind == "cb" and isinstance(body, tuple) and len(body) == 3:
+            hid, args, kwargs = body
+            fn = self.handles.get(hid)
+            if fn is None or not isinstance(args, tuple) or not isinstance(kwargs, dict) or \
+                    not all(isinstance(k, str) for k in kwargs):
+                raise TypeError("this callback is no longer valid")
+            return fn(*self._resolve(args), **self._resolve(kwargs))
+        if kind == "check" and isinstance(body, str):
+            if self.on_check is not None and self.calls == 1:
+                self.on_check(body)
+            return None
+        raise TypeError(f"unknown request {kind!r}")
+
+    def _encode_ref(self, obj: Any) -> Any:
+        if isinstance(obj, StudentFunction) and obj._sandbox is self:
+            return wire.Ref(obj._name)
+        if callable(obj):
+            hid = len(self.handles) + 1
+            self.handles[hid] = obj
+            return wire.Handle(hid)
+        return None
+
+    def _resolve(self, value: Any) -> Any:
+        if isinstance(value, wire.Ref):
+            return StudentFunction(self, value.name, None, 0.0)
+        if isinstance(value, wire.Handle):
+            fn = self.handles.get(value.id)
+            if fn is None:
+                raise StudentError("the submission returned a callback it was given")
+            return fn
+        if isinstance(value, list):
+            return [self._resolve(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self._resolve(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self._resolve(v) for k, v in value.items()}
+        return value
+
+
+def _error_body(body: Any) -> tuple[str, str, str]:
+    if isinstance(body, tuple) and len(body) == 3 and all(isinstance(x, str) for x in body):
+        return body
+    return ("StudentError", "", "malformed error")
+
+
+def _call_reply(body: Any) -> tuple[Any, list]:
+    if not (isinstance(body, tuple) and len(body) == 2 and isinstance(body[1], list)):
+        raise StudentError("malformed reply from the submission's process")
+    return body
+
+
+def _write_back(args: tuple, kwargs: dict, changed: list) -> None:
+    """Arrays the student's function changed in place change here too, as they would in-process."""
+    import numpy as np
+
+    for item in changed:
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], np.ndarray)):
+            continue
+        key, new = item
+        if isinstance(key, int) and not isinstance(key, bool) and 0 <= key < len(args):
+            orig = args[key]
+        elif isinstance(key, str):
+            orig = kwargs.get(key)
+        else:
+            continue
+        if isinstance(orig, np.ndarray) and orig.shape == new.shape and orig.flags.writeable:
+            try:
+                orig[...] = new
+            except (TypeError, ValueError):
+                pass
+
+
+class StudentFunction:
+    """A test's handle on one of the student's functions. Calling it calls the function in the
+    sandbox; arguments and results cross as plain data."""
+
+    def __init__(self, sandbox: Sandbox, name: str, params: list | None, timeout: float,
+                 guard: Any = None):
+        self._sandbox, self._name, self._timeout, self._guard = sandbox, name, timeout, guard
+        self.__name__ = self.__qualname__ = name
+        self.__doc__ = None
+        sig = _signature(params)
+        if sig is not None:
+            self.__signature__ = sig
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._guard is not None:
+            self._guard.before_call(self._name)
+        try:
+            return self._sandbox.call(self._name, args, kwargs, self._timeout or 10.0)
+        except StudentTimeout:
+            if self._guard is not None:
+                self._guard.timed_out(self._name)
+            raise
+
+    def __repr__(self) -> str:
+        return f"<function {self._name} (student's, sandboxed)>"
+
+
+def _signature(params: list | None) -> inspect.Signature | None:
+    if not isinstance(params, list):
+        return None
+    try:
+        out = []
+        for p in params:
+            name, kind, has_default, default = p
+            kind = inspect._ParameterKind(kind)
+            if has_default is True:
+                out.append(inspect.Parameter(name, kind, default=default))
+            elif has_default:
+                out.append(inspect.Parameter(name, kind, default=Ellipsis))
+            else:
+                out.append(inspect.Parameter(name, kind))
+        return inspect.Signature(out)
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,83 @@
+"""Gradescope's entry point inside the autograder zip: grade with the isolated engine.
+
+The zip's ``run_autograder`` runs ``python -m attnlab.gradescope``. Gradescope's layout is
+``/autograder/source`` (the unzipped autograder: ``tests/``, ``files/`` with the oracle, this
+package), ``/autograder/submission`` (the student's files) and ``/autograder/results/results.json``
+(what Gradescope reads). otter's own runner is not used here: it runs the tests inside the
+student's process. ``otter run -a autograder.zip`` still works, through otter's runner.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+# Gradescope shows "after_published" rows once the instructor publishes grades.
+HIDDEN_VISIBILITY = "after_published"
+
+
+def find_submission(folder: Path) -> Path:
+    """One notebook, or else one ``.py`` file, as otter looks for them."""
+    notebooks = sorted(folder.rglob("*.ipynb"))
+    notebooks = [p for p in notebooks if ".ipynb_checkpoints" not in p.parts]
+    scripts = [p for p in sorted(folder.rglob("*.py")) if p.name != "__init__.py"]
+    for found in (notebooks, scripts):
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            raise ValueError(f"more than one {found[0].suffix} file was submitted: "
+                             + ", ".join(p.name for p in found))
+    raise ValueError("no notebook (.ipynb) or Python file (.py) was submitted")
+
+
+def _error_results(message: str) -> dict:
+    return {"score": 0, "output": message,
+            "tests": [{"name": "Submission", "score": 0, "max_score": 0, "visibility": "visible",
+                       "output": message, "status": "failed"}]}
+
+
+def for_gradescope(results: dict) -> dict:
+    """Engine results with hidden rows kept from students until grades are published."""
+    tests = [dict(t, visibility=HIDDEN_VISIBILITY) if t.get("visibility") == "hidden" else t
+             for t in results.get("tests", [])]
+    return dict(results, tests=tests)
+
+
+def main(*, root: Path = Path("/autograder")) -> dict:
+    """Grade the submission under ``root`` and write ``root/results/results.json``."""
+    from . import grade
+
+    source, results_dir = root / "source", root / "results"
+    results_dir.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        # the student's process runs as another user: keep the tests out of its reach
+        os.chmod(source, 0o700)
+        os.chmod(results_dir, 0o700)
+    try:
+        submission = find_submission(root / "submission")
+    except ValueError as err:
+        results = _error_results(f"Nothing was graded: {err}.")
+    else:
+        work = Path(tempfile.mkdtemp(prefix="attnlab-", dir=results_dir))
+        try:
+            grade.main(submissions=[submission], out=work, tests_dir=source / "tests",
+                       support_dir=source / "files", jobs=1, force=True, progress=False)
+            results = for_gradescope(json.loads((work / submission.stem / "results.json").read_text()))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    target = results_dir / "results.json"
+    tmp = target.with_suffix(".tmp")
+    tmp.write_text(json.dumps(results, indent=2))
+    os.replace(tmp, target)
+    return results
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="python -m attnlab.gradescope")
+    parser.add_argument("--root", type=Path, default=Path("/autograder"))
+    result = main(root=parser.parse_args().root)
+    print(f"Score: {result.get('score')}")

@@ -1,0 +1,54 @@
+"""``attnlab quiz grade``: grade many quiz submissions statically into one folder.
+
+Writes ``RESULTS/<submission>/results.json`` (Gradescope's schema, see ``grading``) and
+``RESULTS/quiz_grades.csv``: ``submission`` (the file name without extension), one column per
+auto-graded item id, ``total``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from ..grade.source import find
+from .grading import grade, graded_items, write_atomic
+
+
+def main(*, submissions: list[Path], out: Path, progress: bool = True) -> dict[str, dict]:
+    """Grade every submission (``.ipynb``/``.py`` files, or folders of them); results by name.
+
+    Raises ``ValueError`` (or ``FileNotFoundError``) for paths that hold no submission and for two
+    submissions with the same name, before anything is written.
+    """
+    files = find([Path(s) for s in submissions])
+    if not files:
+        raise ValueError("no .ipynb or .py files found in " + ", ".join(map(str, submissions)))
+    out = Path(out)
+    results: dict[str, dict] = {}
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("grading quiz"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))
+    with Progress(*columns, console=Console(stderr=True), disable=not progress) as bar:
+        task = bar.add_task("", total=len(files))
+        for path in files:
+            bar.update(task, description=path.name)
+            results[path.stem] = grade(submission=path)
+            write_atomic(out / path.stem / "results.json", json.dumps(results[path.stem], indent=1))
+            bar.advance(task)
+    write_atomic(out / "quiz_grades.csv", grades_csv(results))
+    return results
+
+
+def grades_csv(results: dict[str, dict]) -> str:
+    ids = [i.id for i in graded_items()]
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(["submission", *ids, "total"])
+    for name in sorted(results):
+        scores = results[name]["extra_data"]["items"]
+        writer.writerow([name, *(f"{scores[i]:g}" for i in ids), f"{results[name]['score']:g}"])
+    return buf.getvalue()

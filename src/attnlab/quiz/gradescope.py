@@ -1,0 +1,56 @@
+"""Gradescope's entry point in the quiz autograder zip: grade the quiz without running it.
+
+The zip's ``run_autograder`` runs ``python -m attnlab_quiz.gradescope`` (this module, shipped in
+the support package) instead of otter's runner, which would execute the notebook and run the hidden
+tests in the student's own kernel, where a cell could replace the checker. Layout:
+``/autograder/submission`` (the student's files) and ``/autograder/results/results.json``.
+``otter run -a quiz_autograder.zip`` still grades through otter's runner and the same test files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from .grading import grade, write_atomic
+
+
+def find_submission(folder: Path) -> Path:
+    """The one notebook, or else the one ``.py`` file besides ``__init__.py``, as otter looks for them."""
+    notebooks = [p for p in sorted(Path(folder).rglob("*.ipynb")) if ".ipynb_checkpoints" not in p.parts]
+    scripts = [p for p in sorted(Path(folder).rglob("*.py")) if p.name != "__init__.py"]
+    for found in (notebooks, scripts):
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            raise ValueError(f"more than one {found[0].suffix} file was submitted ("
+                             + ", ".join(p.name for p in found) + "); submit only the quiz notebook")
+    raise ValueError("no notebook (.ipynb) or Python file (.py) was submitted; submit the quiz notebook")
+
+
+def _nothing_graded(message: str) -> dict:
+    return {"score": 0, "output": message, "visibility": "visible",
+            "tests": [{"name": "Submission", "score": 0, "max_score": 0, "status": "failed",
+                       "visibility": "visible", "output": message}]}
+
+
+def main(*, root: Path = Path("/autograder")) -> dict:
+    """Grade the submission under ``root`` and write ``root/results/results.json`` atomically."""
+    root = Path(root)
+    try:
+        results = grade(submission=find_submission(root / "submission"))
+    except ValueError as err:
+        results = _nothing_graded(f"Nothing was graded: {err}.")
+    except Exception as err:  # Gradescope must get a results file, whatever went wrong
+        results = _nothing_graded(f"The quiz autograder failed ({type(err).__name__}); "
+                                  "please tell your instructor.")
+    write_atomic(root / "results" / "results.json", json.dumps(results, indent=1))
+    return results
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="python -m attnlab_quiz.gradescope")
+    parser.add_argument("--root", type=Path, default=Path("/autograder"),
+                        help="Gradescope's folder with submission/ and results/")
+    print(f"Score: {main(root=parser.parse_args().root)['score']:g}")

@@ -1,0 +1,93 @@
+"""Grade a quiz submission statically: read its answers as text, ask the checker, report for Gradescope.
+
+Nothing in the submission runs, so nothing in it can replace the checker or write a result: a
+notebook scores what its top-level string answers deserve. The rows follow Gradescope's schema:
+per auto-graded item a visible 0-point row (was it answered as text?) and a row with the item's
+points and the checker's feedback, shown once grades are published (``after_published``). The
+top-level output says what was read, never whether an answer is right; no row ever holds a key.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .answers import Answer, Answers, Unreadable, read
+from .bank import Item
+from .check import RIGHT, bank_items, check_variable
+
+ENGINE = "attnlab-quiz"
+HIDDEN = "after_published"
+
+
+def graded_items() -> list[Item]:
+    """The items the autograder scores, in bank order (free response is graded by hand)."""
+    return [i for i in bank_items().values() if i.type != "free"]
+
+
+def grade(*, submission: Path) -> dict[str, Any]:
+    """Gradescope results for one quiz notebook or ``.py`` file, read without running it."""
+    submission = Path(submission)
+    try:
+        answers = read(submission)
+    except Unreadable as err:
+        answers = Answers(notes=[f"Nothing could be read: {err}."])
+    tests, scores, possible = [], {}, {}
+    for item in graded_items():
+        answer = answers.variables.get(item.variable, Answer(None))
+        answered, says = _answered(item, answer)
+        tests.append({"name": f"{item.variable} (answered)", "score": 0, "max_score": 0,
+                      "status": "passed" if answered else "failed", "visibility": "visible",
+                      "output": says})
+        earned, feedback = _verdict(item, answer) if answered else (0.0, says)
+        scores[item.id], possible[item.id] = earned, item.points
+        tests.append({"name": item.variable, "score": earned, "max_score": item.points,
+                      "status": "passed" if earned else "failed", "visibility": HIDDEN,
+                      "output": feedback})
+    answered_count = sum(t["status"] == "passed" for t in tests[::2])
+    lines = [f"Read {submission.name} as text (nothing in it was run): {answered_count} of "
+             f"{len(scores)} auto-graded questions answered. Feedback per question appears once "
+             "grades are published; free-response questions are graded by hand."]
+    lines += answers.notes
+    return {
+        "score": sum(scores.values()),
+        "output": "\n".join(lines),
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+        "extra_data": {"engine": ENGINE, "submission": submission.stem, "items": scores,
+                       "possible": possible, "notes": answers.notes},
+    }
+
+
+def _answered(item: Item, answer: Answer) -> tuple[bool, str]:
+    if answer.problem:
+        return False, answer.problem
+    if answer.text is None or not answer.text.strip():
+        return False, f'Not answered: type your answer as text in quotes: {item.variable} = "...".'
+    return True, "Answered."
+
+
+def _verdict(item: Item, answer: Answer) -> tuple[float, str]:
+    """The item's points and the checker's feedback (the checker caps each answer below a second)."""
+    try:
+        verdict = check_variable(item.id, answer.text)
+    except Exception:  # a checker bug must cost one item, not the whole submission
+        return 0.0, "This answer could not be checked; your instructor will look at it."
+    return (item.points if verdict.status == RIGHT else 0.0), verdict.message
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise

@@ -1,0 +1,38 @@
+"""``attnlab check``: the student's local run of the public tests."""
+
+import shutil
+
+from attnlab import check, paths
+
+from known_outcomes import FIXTURES
+
+
+def test_does_a_correct_part_pass_and_a_missing_one_fail(tmp_path, capsys, monkeypatch):
+    shutil.copy(FIXTURES / "twin.py", tmp_path / f"{paths.ASSIGNMENT}.py")
+    monkeypatch.chdir(tmp_path)
+    assert check.main(question="sinusoidal_pe") == 0
+    assert "sinusoidal_pe" in capsys.readouterr().out
+    assert check.main() == 1
+    out = capsys.readouterr().out
+    assert "FAIL" in out and "ok   pe_shift_matrix" in out
+
+
+def test_is_a_missing_submission_reported_not_raised(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert check.main() == 2
+    assert "expected exactly one" in capsys.readouterr().err
+
+
+def test_do_check_and_grade_word_a_failure_the_same(tmp_path, capsys):
+    import json
+
+    from attnlab.grade import main
+
+    sub = tmp_path / "mine.py"
+    sub.write_text("def sinusoidal_pe(seq_len, d_model, base=10000.0):\n    return [[0.0]]\n")
+    assert check.main(submission=sub, question="sinusoidal_pe") == 1
+    printed = capsys.readouterr().out
+    main(submissions=[sub], out=tmp_path / "out", tests_dir=paths.public_tests_dir(), progress=False)
+    rows = json.loads((tmp_path / "out" / "mine" / "results.json").read_text())["tests"]
+    failed = [r for r in rows if r["status"] == "failed" and r["extra_data"]["question"] == "sinusoidal_pe"]
+    assert failed and all(f"{r['name']}: {r['output']}" in printed for r in failed)

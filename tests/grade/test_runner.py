@@ -1,0 +1,93 @@
+"""One submission at a time: execution, calls across the channel, timeouts, crashes."""
+
+import os
+
+import pytest
+
+from attnlab import paths
+from attnlab.grade.runner import Grader, Limits
+from attnlab.grade.session import Zygote
+
+from known_outcomes import ENGINE, FIXTURES, expected, outcome
+
+
+@pytest.fixture(scope="module")
+def zygote():
+    z = Zygote(hide=[str(paths.kit_root())], uid=61999 if os.geteuid() == 0 else None,
+               gid=61999 if os.geteuid() == 0 else None, memory_mb=2048, cpu_seconds=120)
+    yield z
+    z.close()
+
+
+def grade(zygote, path, tests=ENGINE / "tests", support=None, limits=Limits()):
+    return Grader(zygote, tests, support, limits).grade(path)
+
+
+@pytest.mark.parametrize("path", sorted((ENGINE / "submissions").iterdir()), ids=lambda p: p.name)
+def test_does_each_engine_fixture_get_its_named_outcome(zygote, path):
+    report = grade(zygote, path)
+    assert outcome(report.score, report.possible) == expected(path.name)
+
+
+@pytest.mark.parametrize("path", sorted(paths.sample_submissions_dir().iterdir()), ids=lambda p: p.name)
+def test_does_each_shared_sample_get_its_named_outcome(zygote, path):
+    report = grade(zygote, path, paths.tests_dir(), paths.autograder_dir() / "support")
+    assert outcome(report.score, report.possible) == expected(path.name)
+
+
+def test_does_a_test_see_its_input_changed_when_the_student_mutates_it(zygote):
+    report = grade(zygote, ENGINE / "submissions" / "mutates_input_score_partial.py")
+    failed = [c for q in report.questions for c in q.cases if not c.passed]
+    assert [c.name for c in failed] == ["calls - 3"]
+    assert failed[0].misconception == "in-place scaling"
+
+
+def test_does_grader_check_score_the_question_as_it_was_at_that_cell(zygote):
+    report = grade(zygote, ENGINE / "submissions" / "checked_early_score_partial.ipynb")
+    failed = {c.name: c.message for q in report.questions for c in q.cases if not c.passed}
+    assert list(failed) == ["calls - 4"] and "does not define `positive`" in failed["calls - 4"]
+    assert any("RuntimeError: a broken cell" in e for e in report.errors)
+
+
+def test_does_a_hanging_function_cost_only_its_own_points(zygote, tmp_path):
+    twin = (FIXTURES / "twin.py").read_text()
+    hang = tmp_path / "hang.py"
+    hang.write_text(twin + "\n\ndef pe_shift_matrix(k, d_model, base=10000.0):\n    while True:\n        pass\n")
+    honest = grade(zygote, FIXTURES / "twin.py", paths.tests_dir(), paths.autograder_dir() / "support")
+    hung = grade(zygote, hang, paths.tests_dir(), paths.autograder_dir() / "support",
+                 Limits(call=1, statement=3, wall=60))
+    scores = {q.name: q.score for q in hung.questions}
+    assert scores["pe_shift_matrix"] == 0
+    assert scores["sinusoidal_pe"] == {q.name: q.score for q in honest.questions}["sinusoidal_pe"] > 0
+    messages = [c.message for q in hung.questions for c in q.cases if q.name == "pe_shift_matrix"]
+    assert all("timed out" in m for m in messages)
+
+
+def test_does_os_exit_at_import_keep_what_was_defined_before_it(zygote, tmp_path):
+    sub = tmp_path / "exits.py"
+    sub.write_text((ENGINE / "submissions" / "honest_score_full.py").read_text() + "\nimport os\nos._exit(3)\n")
+    report = grade(zygote, sub)
+    assert report.score == report.possible
+    assert any("exited with status 3" in e for e in report.errors)
+
+
+def test_does_the_fallback_without_namespaces_grade_and_sweep_daemons(tmp_path):
+    """Where namespaces and a uid change are unavailable (a student's laptop), a subreaper zygote
+    still collects and kills what a submission started in a new session."""
+    sub = tmp_path / "daemon.py"
+    sub.write_text((ENGINE / "submissions" / "honest_score_full.py").read_text() +
+                   "\nimport subprocess, sys\nsubprocess.Popen([sys.executable, '-c', "
+                   "'import time\\nwhile True: time.sleep(1)  # attnlab-daemon-marker'], start_new_session=True)\n")
+    z = Zygote(hide=[], uid=None, gid=None, memory_mb=2048, cpu_seconds=60, isolate=False)
+    try:
+        report = grade(z, sub)
+    finally:
+        z.close()
+    assert report.score == report.possible
+    cmdlines = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdlines.append(open(f"/proc/{pid}/cmdline", "rb").read())
+        except OSError:
+            pass
+    assert not any(b"attnlab-daemon-marker" in c for c in cmdlines)

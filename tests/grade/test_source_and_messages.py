@@ -1,0 +1,51 @@
+import json
+
+import numpy as np
+import pytest
+
+from attnlab.grade import messages, source
+from attnlab.grade.session import StudentTimeout, student_exception
+
+
+def test_do_magics_become_get_ipython_calls(tmp_path):
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": "%matplotlib inline\nx = 1", "outputs": [],
+                     "execution_count": None, "id": "a"},
+                    {"cell_type": "code", "metadata": {"tags": ["otter_ignore"]}, "source": "y = 2", "outputs": [],
+                     "execution_count": None, "id": "b"}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "s.ipynb"
+    path.write_text(json.dumps(nb))
+    cells = source.cells(path)
+    assert cells == ["get_ipython().run_line_magic('matplotlib', 'inline')\nx = 1\n"]
+
+
+def test_are_two_submissions_with_one_name_refused(tmp_path):
+    (tmp_path / "a.py").write_text("")
+    (tmp_path / "a.ipynb").write_text("{}")
+    with pytest.raises(ValueError):
+        source.find([tmp_path])
+
+
+def test_does_a_numpy_testing_dump_never_reach_the_student():
+    try:
+        np.testing.assert_allclose(np.zeros(3), np.array([0.123456, 0.654321, 0.5]))
+    except AssertionError as e:
+        message = messages.failure_message(e, [])
+    assert "0.654321" not in message and "0.123456" not in message
+
+
+def test_is_a_named_variant_counted_as_a_misconception():
+    assert messages.misconception("sinusoidal_pe(7, 8) looks like sin and cos swapped: even ...") == \
+        "sin and cos swapped"
+    assert messages.misconception("is wrong at index (1, 2)") is None
+
+
+def test_does_a_student_exception_keep_its_standard_type():
+    exc = student_exception("ValueError", "ValueError", "d_model must be even")
+    assert type(exc) is ValueError and str(exc) == "d_model must be even"
+    sub = student_exception("LinAlgError", "ValueError", "singular")
+    assert isinstance(sub, ValueError) and type(sub).__name__ == "LinAlgError"
+    exit_ = student_exception("SystemExit", "", "0")
+    assert not isinstance(exit_, SystemExit) and isinstance(exit_, Exception)
+    assert messages.failure_message(exit_, []) == "your code raised SystemExit: 0"
+    assert "timed out" in messages.failure_message(StudentTimeout("f(...) timed out after 1 s"), [])

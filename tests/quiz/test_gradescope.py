@@ -1,0 +1,100 @@
+"""Questions about the quiz zip's Gradescope entry (attnlab.quiz.gradescope, shipped as attnlab_quiz)."""
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from attnlab.quiz import notebook as quiz_notebook
+from attnlab.quiz.gradescope import find_submission, main
+
+
+@pytest.mark.parametrize("files, found", [
+    (["quiz.ipynb", "notes.py", ".ipynb_checkpoints/quiz-checkpoint.ipynb"], "quiz.ipynb"),
+    (["answers.py", "__init__.py"], "answers.py"),
+])
+def test_one_notebook_else_one_py_file_is_the_submission(tmp_path, files, found):
+    """Is the submission the one notebook, or else the one .py besides __init__.py, as otter finds it?"""
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("{}")
+    assert find_submission(tmp_path).name == found
+
+
+@pytest.mark.parametrize("files, says", [
+    ([], "no notebook (.ipynb) or Python file (.py) was submitted"),
+    (["a.ipynb", "b.ipynb"], "more than one .ipynb file was submitted (a.ipynb, b.ipynb)"),
+])
+def test_no_or_several_submissions_score_zero_with_a_clear_message(tmp_path, files, says):
+    """Do an empty upload and two notebooks write a 0-point results.json that says why?"""
+    (tmp_path / "submission").mkdir()
+    for name in files:
+        (tmp_path / "submission" / name).write_text("{}")
+    results = main(root=tmp_path)
+    assert results["score"] == 0 and says in results["output"]
+    assert json.loads((tmp_path / "results" / "results.json").read_text()) == results
+
+
+@pytest.fixture(scope="module")
+def autograder_source(tmp_path_factory) -> Path:
+    """The built quiz_autograder.zip, unzipped as Gradescope does into /autograder/source."""
+    out = tmp_path_factory.mktemp("dist")
+    quiz_notebook.main(out=out)
+    source = tmp_path_factory.mktemp("autograder_source")
+    with zipfile.ZipFile(out / "quiz_autograder.zip") as z:
+        z.extractall(source)
+        mode = z.getinfo("run_autograder").external_attr >> 16
+    (source / "run_autograder").chmod(mode)
+    return source
+
+
+def _gradescope(root: Path, source: Path, submission: Path) -> dict:
+    """Run the zip's own run_autograder, rooted at ``root``, with a stand-in for mamba."""
+    (root / "submission").mkdir(parents=True)
+    (root / "results").mkdir()
+    (root / "submission" / submission.name).write_bytes(submission.read_bytes())
+    (root / "source").symlink_to(source)
+    stub = root / "bin"
+    stub.mkdir()
+    (stub / "mamba").write_text("#!/bin/sh\necho 'mamba() { :; }'\n")
+    (stub / "mamba").chmod(0o755)
+    (stub / "python").symlink_to(sys.executable)
+    script = (source / "run_autograder").read_text().replace("/autograder", str(root))
+    env = {"PATH": f"{stub}:/usr/bin:/bin", "HOME": str(root)}
+    run = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return json.loads((root / "results" / "results.json").read_text())
+
+
+def test_run_autograder_calls_the_shipped_entry(autograder_source):
+    """Does the zip's run_autograder grade with attnlab_quiz.gradescope from files/, not otter's runner?"""
+    script = (autograder_source / "run_autograder").read_text()
+    assert "PYTHONPATH=/autograder/source/files exec python -m attnlab_quiz.gradescope --root /autograder" in script
+    assert "run_otter" not in script and (autograder_source / "run_autograder").stat().st_mode & 0o111
+    assert (autograder_source / "files" / "attnlab_quiz" / "gradescope.py").is_file()
+    assert (autograder_source / "tests" / "pe_dim0.py").is_file()  # otter run -a still has its tests
+
+
+@pytest.mark.slow
+def test_gradescope_layout_grades_key_blank_and_hostile(tmp_path, autograder_source, write_quiz,
+                                                         key_answers, attack_cells, items):
+    """In Gradescope's layout, does the key score full marks, the blank 0, and a notebook that
+    replaces the checker exactly what its honest answers deserve, with its payload never run?"""
+    full = sum(i.points for i in items.values() if i.type != "free")
+    marker = tmp_path / "pwned"
+    honest = {**key_answers, "pe-dim0": "cos(pos)", "proof-z": "P*A*V"}
+    notebooks = {
+        "key": write_quiz(tmp_path / "key.ipynb", key_answers),
+        "blank": write_quiz(tmp_path / "blank.ipynb"),
+        "hostile": write_quiz(tmp_path / "hostile.ipynb", honest, attack_cells(marker)),
+    }
+    results = {name: _gradescope(tmp_path / name, autograder_source, path) for name, path in notebooks.items()}
+    assert results["key"]["score"] == full
+    assert results["blank"]["score"] == 0
+    assert results["hostile"]["score"] == full - items["pe-dim0"].points - items["proof-z"].points
+    assert not marker.exists()
+    hidden = [t for t in results["key"]["tests"] if t["max_score"]]
+    assert hidden and all(t["visibility"] == "after_published" for t in hidden)

@@ -1,0 +1,224 @@
+"""Questions about the quiz notebook and its autograder (attnlab.quiz.notebook)."""
+
+import ast
+import json
+import subprocess
+import sys
+import textwrap
+from importlib.metadata import version
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from attnlab import paths
+from attnlab.quiz import notebook as quiz_notebook
+from attnlab.quiz.check import key_text
+
+OTTER = Path(sys.executable).with_name("otter")
+HOSTILE = "__import__('os').system('touch {marker}')"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """``main(out=...)`` once: the notebook, the test files and the zip."""
+    out = tmp_path_factory.mktemp("dist")
+    return out, quiz_notebook.main(out=out)
+
+
+def _code(nb) -> dict[str, str]:
+    """Answer variable -> the source of its cell."""
+    return {c.source.split(" = ")[0]: c.source for c in nb.cells if c.cell_type == "code"}
+
+
+def test_main_writes_the_notebook_tests_and_zip(built, items):
+    """Does main() write quiz.ipynb, one test file per auto-graded item and the zip, and return them?"""
+    out, written = built
+    auto = [i for i in items.values() if i.type != "free"]
+    assert written[0] == out / "quiz.ipynb" and written[-1] == out / "quiz_autograder.zip"
+    assert sorted(p.name for p in written[1:-1]) == sorted(f"{i.variable}.py" for i in auto)
+    assert all(p.parent == out / "quiz_tests" for p in written[1:-1])
+
+
+def test_every_item_has_a_question_and_an_empty_answer_cell(built, items):
+    """Is each item a Markdown cell (prompt, syntax) followed by `<id with _> = ""`?"""
+    nb = nbformat.read(built[0] / "quiz.ipynb", as_version=4)
+    cells = nb.cells[1:]
+    assert len(cells) == 2 * len(items)
+    for item, (md, code) in zip(items.values(), zip(cells[::2], cells[1::2])):
+        assert md.cell_type == "markdown" and item.title in md.source
+        assert f"Answer in `{item.variable}` as" in md.source
+        assert code.source == f'{item.variable} = ""'
+    assert "graded by hand; 0 auto-graded points" in _markdown_of(nb, "sa-q5")
+    assert "`pos` (a number >= 0)" in _markdown_of(nb, "pe-dim0")
+    assert r"\sin\left(pos" in _markdown_of(nb, "pe-dim0")  # the prompt's LaTeX, as written
+
+
+def _markdown_of(nb, item_id: str) -> str:
+    return next(c.source for c in nb.cells if c.cell_type == "markdown" and f"`{item_id}`" in c.source)
+
+
+def test_notebook_holds_no_key(built, items):
+    """Does no question cell show its own symbolic, matrix, proof or numeric key?"""
+    nb = nbformat.read(built[0] / "quiz.ipynb", as_version=4)
+    for item in items.values():
+        if item.type in ("symbolic", "matrix", "proof", "chain", "numeric"):
+            assert key_text(item) not in _markdown_of(nb, item.id), item.id
+
+
+def test_test_files_hold_no_key(built, items):
+    """Does no test file contain its item's key, only a call to the checker?"""
+    for item in items.values():
+        if item.type in ("symbolic", "matrix", "proof", "chain", "numeric"):
+            text = (built[0] / "quiz_tests" / f"{item.variable}.py").read_text()
+            assert str(item.key) not in text and key_text(item) not in text
+            assert f'check_variable("{item.id}", {item.variable})' in text
+
+
+def test_test_file_is_otter_format_with_the_item_points(built, items):
+    """Does otter read a test file as a 0-point public case and a hidden case worth the item's points?"""
+    from otter.test_files import ExceptionTestFile
+
+    test_file = ExceptionTestFile.from_file(str(built[0] / "quiz_tests" / "proof_z.py"))
+    assert test_file.name == "proof_z"
+    assert [(c.hidden, c.points) for c in test_file.test_cases] == [(False, 0), (True, 2)]
+
+
+def test_zip_config_and_pinned_requirements(built, items):
+    """Does the zip carry points_possible = the auto-graded points and pins the venv's versions?"""
+    import zipfile
+
+    with zipfile.ZipFile(built[0] / "quiz_autograder.zip") as z:
+        config = json.loads(z.read("otter_config.json"))
+        names = z.namelist()
+        environment = z.read("environment.yml").decode()
+    assert config == {"lang": "python",
+                      "points_possible": sum(i.points for i in items.values() if i.type != "free")}
+    assert "files/attnlab_quiz/check.py" in names and "files/attnlab_quiz/quiz/2_permutation_proof.yaml" in names
+    assert not any(n.startswith("files/") and n.count("/") == 1 for n in names)  # a package, no loose .py
+    for package in ("numpy", "sympy", "pyyaml"):
+        pin = f"{package}=={version(package)}"
+        assert pin in environment
+        assert pin in (paths.autograder_dir("quiz") / "requirements.txt").read_text()
+
+
+def test_shipped_modules_import_only_numpy_sympy_yaml_and_the_stdlib():
+    """Do the shipped modules import at top level only the stdlib, numpy, sympy, yaml and each other?"""
+    allowed = set(sys.stdlib_module_names) | {"numpy", "sympy", "yaml"}
+    for module in quiz_notebook.SHIPPED:
+        tree = ast.parse((quiz_notebook.SOURCE / f"{module}.py").read_text())
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                assert all(a.name.split(".")[0] in allowed for a in node.names), module
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    assert node.level == 1 and (node.module or "") in ("", *quiz_notebook.SHIPPED), module
+                else:
+                    assert node.module.split(".")[0] in allowed | {"__future__"}, module
+
+
+def test_shipped_package_checks_answers_without_attnlab(tmp_path):
+    """Does attnlab_quiz/, with attnlab unimportable, run a test file's cases with the right verdicts?"""
+    quiz_notebook.support_package(tmp_path / "attnlab_quiz")
+    (tmp_path / "proof_z.py").write_text(quiz_notebook.test_file(quiz_notebook.load()["proof-z"]))
+    script = textwrap.dedent("""
+        import sys
+        sys.modules["attnlab"] = None  # the kit itself is not in the autograder image
+        from attnlab_quiz.check import check_variable
+        assert check_variable("proof-z", "P*Z").status == "right"
+        allowed = set(sys.stdlib_module_names) | {"numpy", "sympy", "mpmath", "yaml", "_yaml",
+                                                  "attnlab_quiz", "attnlab", "__main__",
+                                                  "cython_runtime", "_distutils_hack"}
+        loaded = {m.split(".")[0] for m in sys.modules if not m.startswith("_cython_")}
+        print(sorted(loaded - allowed))  # numpy's cython runtime and setuptools' .pth hook aside
+        import proof_z
+        proof_z.test_checked.test_func("P*Z")
+        for answer in ("P*A*V", None, "__import__('os')"):
+            try:
+                proof_z.test_checked.test_func(answer)
+            except AssertionError as exc:
+                print(exc)
+            else:
+                raise SystemExit(f"{answer!r} passed")
+    """)
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines.pop(0) == "[]"  # nothing imported beyond numpy, sympy (mpmath), yaml, stdlib
+    assert lines[0].startswith("That equals Z', but it is not in its simplest form")
+    assert "text in quotes" in lines[1] and lines[2].startswith("Cannot read this answer")
+    assert "P*Z" not in result.stdout
+
+
+@pytest.mark.slow
+def test_blank_notebook_runs_top_to_bottom(built):
+    """Does the student's notebook run top to bottom in a Jupyter kernel?"""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(built[0] / "quiz.ipynb", as_version=4)
+    NotebookClient(nb, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(built[0])}}).execute()
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+
+
+@pytest.fixture(scope="module")
+def graded(built, items, tmp_path_factory):
+    """`otter run -a quiz_autograder.zip` on three notebooks at once: key, blank, partly wrong."""
+    out = built[0]
+    work = tmp_path_factory.mktemp("graded")
+    marker = work / "pwned"
+    keys = {i.id: key_text(i) or "An answer in words." for i in items.values()}
+    partial = {**keys, "pe-dim0": "cos(pos)", "proof-z": "P*A*V",
+               "score-12": HOSTILE.format(marker=marker)}
+    runs = {}
+    for name, answers in {"key": keys, "blank": {}, "partial": partial}.items():
+        folder = work / name
+        (folder / "results").mkdir(parents=True)
+        nbformat.write(quiz_notebook.notebook(list(items.values()), answers=answers), folder / f"quiz_{name}.ipynb")
+        runs[name] = subprocess.Popen(
+            [str(OTTER), "run", "-a", str(out / "quiz_autograder.zip"), "-o", str(folder / "results"),
+             str(folder / f"quiz_{name}.ipynb")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    results = {}
+    for name, run in runs.items():
+        output, _ = run.communicate(timeout=120)
+        assert run.returncode == 0, output
+        tests = json.loads((work / name / "results" / "results.json").read_text())["tests"]
+        results[name] = {t["name"]: t for t in tests if "max_score" in t}
+    return results, marker
+
+
+def _total(rows) -> float:
+    return sum(r["score"] for r in rows.values())
+
+
+@pytest.mark.slow
+def test_key_notebook_scores_full_marks(graded, items):
+    """Does the key-filled notebook score every auto-graded point through otter run?"""
+    rows = graded[0]["key"]
+    assert _total(rows) == sum(i.points for i in items.values() if i.type != "free")
+    assert set(rows) == {i.variable for i in items.values() if i.type != "free"}
+
+
+@pytest.mark.slow
+def test_blank_notebook_scores_zero(graded):
+    """Does the notebook as handed out score 0?"""
+    assert _total(graded[0]["blank"]) == 0
+
+
+@pytest.mark.slow
+def test_partly_wrong_notebook_scores_partially_with_feedback(graded, items):
+    """Do a wrong, a not-simplest and a hostile answer lose exactly their points, with feedback?"""
+    rows = graded[0]["partial"]
+    full = sum(i.points for i in items.values() if i.type != "free")
+    assert _total(rows) == full - sum(items[i].points for i in ("pe-dim0", "proof-z", "score-12"))
+    assert rows["pe_dim0"]["score"] == rows["proof_z"]["score"] == rows["score_12"]["score"] == 0
+    assert "not in its simplest form" in rows["proof_z"]["output"]
+    assert "P*Z" not in rows["proof_z"]["output"]
+
+
+@pytest.mark.slow
+def test_hostile_answer_scores_zero_and_runs_nothing(graded):
+    """Is `__import__('os').system('touch ...')` as an answer unreadable, with nothing executed?"""
+    assert graded[0]["partial"]["score_12"]["score"] == 0
+    assert "Cannot read this answer" in graded[0]["partial"]["score_12"]["output"]
+    assert not graded[1].exists()
