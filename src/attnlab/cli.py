@@ -77,14 +77,22 @@ def release(out: Path | None):
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Submissions graded at once (default: one per core).")
 @click.option("--force", is_flag=True, help="Regrade submissions that already have results.")
-def grade(submissions: tuple[Path, ...], out: Path, roster: Path | None, jobs: int | None, force: bool):
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              help="Seconds one call of a student function may take.")
+@click.option("--memory-mb", type=click.IntRange(min=256), default=2048, show_default=True,
+              help="Memory limit of each submission's sandbox.")
+def grade(submissions: tuple[Path, ...], out: Path, roster: Path | None, jobs: int | None, force: bool,
+          timeout: float, memory_mb: int):
     """Grade notebooks and .py files (or folders of them) in isolated processes."""
     from . import grade as grade_
 
     try:
-        grade_.main(submissions=list(submissions), out=out, roster=roster, jobs=jobs, force=force)
+        grade_.main(submissions=list(submissions), out=out, roster=roster, jobs=jobs, force=force,
+                    timeout=timeout, memory_mb=memory_mb)
     except OSError as err:
         raise _fail_cleanly(err) from None
+    except ValueError as err:  # e.g. two submissions with the same name
+        raise click.ClickException(str(err)) from None
 
 
 @main.command()
@@ -105,6 +113,11 @@ def demo(out: Path):
     from . import demo as demo_
 
     try:
-        demo_.main(out=out)
+        as_named = demo_.main(out=out)
     except OSError as err:
         raise _fail_cleanly(err) from None
+    raise SystemExit(0 if as_named else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from . import build, grade, samples
+from . import build, grade, paths, samples, testfiles
 
 
 def main(*, out: Path = Path("attnlab-demo")) -> bool:
@@ -25,24 +25,27 @@ def main(*, out: Path = Path("attnlab-demo")) -> bool:
     subs = samples.copy_all(into=out / "submissions")
     console.print(f"[bold]2. Grade[/] {len(subs)} sample submissions, each in its own sandbox")
     grade.main(submissions=subs, out=out / "results", force=True)
-    possible = build.points_possible()
+    points = {tf.name: tf.points for tf in testfiles.load_dir(paths.tests_dir())}
+    possible = sum(points.values())
 
     with open(out / "results" / "grades.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    questions = [c for c in rows[0] if c not in ("submission", "total")] if rows else []
-    table = Table(title=f"3. Scores (out of {possible:g}); details in {out / 'results'}")
-    table.add_column("submission")
-    for q in questions:
-        table.add_column(q, justify="right")
+    table = Table(title=f"3. Scores out of {possible:g} (per question: {out / 'results' / 'grades.csv'}; "
+                        f"feedback: {out / 'results'}/<submission>/feedback.md)")
+    table.add_column("submission (name without _score_...)", no_wrap=True)
+    table.add_column("promised")
     table.add_column("total", justify="right")
-    table.add_column("as named?")
+    table.add_column("lost points in")
+    questions = [c for c in (rows[0] if rows else {}) if c not in ("submission", "total")]
     all_ok = True
     for row in rows:
         promised = samples.expected_outcome(row["submission"])
         got = samples.outcome(float(row["total"]), possible)
         ok = promised is None or promised == got
         all_ok &= ok
-        table.add_row(row["submission"], *(row[q] for q in questions), row["total"],
-                      "[green]yes[/]" if ok else f"[red]no: {got}[/]")
+        lost = [q for q in questions if float(row[q]) < points[q]]
+        table.add_row(row["submission"].rsplit("_score_", 1)[0],
+                      f"[green]{promised}[/]" if ok else f"[red]{promised}, got {got}[/]", row["total"],
+                      "all" if len(lost) == len(questions) else ", ".join(lost) or "-")
     console.print(table)
     return all_ok

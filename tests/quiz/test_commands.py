@@ -73,7 +73,7 @@ def test_grade_writes_the_csv_and_each_results_json(tmp_path, write_quiz, key_an
 
 @pytest.mark.parametrize("make, says", [
     (lambda d: (d / "notes.txt").write_text("x") and [d / "notes.txt"], "is not a .ipynb or .py file"),
-    (lambda d: [d], "no .ipynb or .py files found"),
+    (lambda d: [d], "no .ipynb or .py submissions"),
     (lambda d: [_twin(d, "a"), _twin(d, "b")], "two submissions are named 'quiz'"),
 ])
 def test_grade_reports_a_users_mistake_without_a_traceback(tmp_path, make, says):

@@ -78,12 +78,17 @@ def plot(path: Path, items: list[Item], variants: Counter) -> None:
     FigureCanvasAgg(fig)
     ax1, ax2 = fig.subplots(2, 1, gridspec_kw={"height_ratios": [max(len(items), 1), max(len(variants), 1)]})
     fig.subplots_adjust(left=0.46, right=0.97, top=1 - 0.5 / height, bottom=0.6 / height, hspace=0.9 / height * 4)
-    labels = [f"{it.case}{' (hidden)' if it.hidden else ''}" for it in items]
-    ax1.barh(labels, [100 * it.rate for it in items], color="#4c72b0")
+    # one bar per case, grouped by question; one label per question keeps the drawing fast
+    ys = list(range(len(items)))
+    ax1.barh(ys, [100 * it.rate for it in items], color=["#8c8c8c" if it.hidden else "#4c72b0" for it in items])
+    firsts = [i for i, it in enumerate(items) if i == 0 or items[i - 1].question != it.question]
+    ax1.set_yticks(firsts, [items[i].question for i in firsts])
+    for i in firsts[1:]:
+        ax1.axhline(i - 0.5, color="#dddddd", linewidth=0.8)
+    ax1.set_ylim(len(items) - 0.5, -0.5)
     ax1.set_xlim(0, 100)
     ax1.set_xlabel("submissions passing (%)")
-    ax1.invert_yaxis()
-    ax1.set_title(f"Pass rate per test case ({items[0].graded} submissions)")
+    ax1.set_title(f"Pass rate per test case ({items[0].graded} submissions)\npublic cases blue, hidden grey")
     if variants:
         common = variants.most_common()
         ax2.barh([f"{q}: {v}" for (q, v), _ in common], [n for _, n in common], color="#dd8452")

@@ -82,7 +82,7 @@ class Report:
 
 
 def load_tests(tests_dir: Path, support_dir: Path | None) -> list[testfiles.TestFile]:
-    """Fresh test files (and a fresh oracle), as otter gets in its own process per submission."""
+    """Fresh test files (and a fresh oracle)."""
     if support_dir is not None:
         root = str(Path(support_dir).resolve())
         for name, module in list(sys.modules.items()):
@@ -93,11 +93,25 @@ def load_tests(tests_dir: Path, support_dir: Path | None) -> list[testfiles.Test
     return testfiles.load_dir(tests_dir)
 
 
+def probe_module(support_dir: Path | None) -> Any:
+    """The tests' probe module (``<package>.probes`` in the support folder), once the tests imported it."""
+    if support_dir is None:
+        return None
+    root = str(Path(support_dir).resolve()) + "/"
+    return next((m for name, m in list(sys.modules.items())
+                 if name.rsplit(".", 1)[-1] == "probes" and (getattr(m, "__file__", None) or "").startswith(root)),
+                None)
+
+
 class Grader:
     """Grades submissions one after another with sandboxes forked from one zygote."""
 
     def __init__(self, zygote: Zygote, tests_dir: Path, support_dir: Path | None, limits: Limits):
         self.zygote, self.tests_dir, self.support_dir, self.limits = zygote, tests_dir, support_dir, limits
+        # loaded once per worker: the test files only ever meet plain data from the sandboxes, so
+        # one submission cannot leave anything in them for the next
+        self.tests = load_tests(tests_dir, support_dir)
+        self.probes = probe_module(support_dir)
 
     def grade(self, path: Path) -> Report:
         return _Run(self, Path(path)).run()
@@ -124,7 +138,7 @@ class _Run:
 
     # ---- the whole run
     def run(self) -> Report:
-        self.tests = load_tests(self.g.tests_dir, self.g.support_dir)
+        self.tests, self.probes = self.g.tests, self.g.probes
         self.by_stem = {tf.path.stem: tf for tf in self.tests}
         try:
             self.cells = source.cells(self.path)
@@ -170,6 +184,8 @@ class _Run:
     def execute(self, first: bool) -> bool:
         sb = self.sandbox = self.g.zygote.spawn(self.output)
         try:
+            if self.probes is not None:
+                sb.ship_probes(self.probes, self.limits.statement)
             if self.path.stat().st_size < 16 * 1024 * 1024:
                 sb.request("file", (self.path.name, self.path.read_bytes()), self.limits.statement,
                            "copying the submission")

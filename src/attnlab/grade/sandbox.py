@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import importlib.util
 import json
 import os
@@ -113,6 +114,7 @@ class Runtime:
     def __init__(self, sock: socket.socket):
         self.ns: dict = {"__name__": "__main__", "__builtins__": builtins}
         self.cells: list[list[types.CodeType]] = []
+        self.probes: types.ModuleType | None = None
         self.endpoint = wire.Endpoint(sock, self.serve, self.encode_ref, describe_error)
         shell = Shell(self.ns)
         self.ns["get_ipython"] = lambda: shell
@@ -156,6 +158,11 @@ class Runtime:
             return self.ns.get(value.name)
         if isinstance(value, wire.Handle):
             return Callback(self, value)
+        if isinstance(value, wire.Probe):
+            fn = getattr(self.probes, value.name, None)
+            if not isinstance(fn, types.FunctionType):
+                raise TypeError(f"no probe function {value.name!r}")
+            return functools.partial(fn, *self.resolve(value.args), **self.resolve(value.kwargs))
         if isinstance(value, list):
             return [self.resolve(v) for v in value]
         if isinstance(value, tuple):
@@ -173,6 +180,12 @@ class Runtime:
                     stream.flush()
                 except BaseException:  # noqa: BLE001 - the student may have replaced the stream
                     pass
+
+    def do_probes(self, source: str):
+        """The tests' probe module: functions the tests hand to the student's code by name."""
+        module = types.ModuleType("attnlab_probes")
+        exec(compile(source, "<probes>", "exec"), module.__dict__)
+        self.probes = module
 
     def do_file(self, body):
         """The submission's own file, in the working directory, as otter has it."""

@@ -1,16 +1,18 @@
 """The trusted side of the channel: the zygote that forks sandboxes, one running sandbox, and the
 proxies through which test files call the student's functions.
 
-Callables that a test passes to the student's code are resolved on the student's side when they are
-the student's own functions (a Ref by name: no round trip), and otherwise become callbacks into the
-trusted process, valid only while the call that carried them runs. Callbacks keep test code (and the
-oracle) out of the sandbox: the student sees only the values a callback returns for the arguments
-it chose, which is what calling the function means.
+Callables that a test passes to the student's code are resolved on the student's side: the student's
+own functions by name (a Ref), and the functions of the tests' probe module (``<package>.probes`` in
+the support folder, shipped to each sandbox as source; see ``ship_probes``) by name with their bound
+arguments (a Probe), so an equivariance checker calls them without round trips. Any other callable
+becomes a callback into the trusted process, valid only while the call that carried them runs, so
+the rest of the test code and the oracle stay out of the sandbox.
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import json
 import os
@@ -175,6 +177,7 @@ class Sandbox:
         self.handles: dict[int, Callable] = {}
         self.calls = 0
         self.on_check: Callable[[str], None] | None = None
+        self.probes: Any = None   # the probe module, once shipped
         self.endpoint = wire.Endpoint(sock, self._serve, self._encode_ref, describe_trusted_error)
         try:
             self.pidfd = os.pidfd_open(pid)
@@ -211,6 +214,12 @@ class Sandbox:
             raise student_exception(*_error_body(body))
         return body
 
+    def ship_probes(self, module: Any, timeout: float) -> None:
+        """Send the probe module's source to the student's side. By convention it is self-contained
+        (numpy and the standard library only) and holds no secrets: the student's code can see it."""
+        self.request("probes", inspect.getsource(module), timeout, "loading the tests' probe functions")
+        self.probes = module
+
     def call(self, name: str, args: tuple, kwargs: dict, timeout: float) -> Any:
         body = self.request("call", (name, args, kwargs), timeout, f"{name}(...)")
         result, changed = _call_reply(body)
@@ -245,9 +254,24 @@ class Sandbox:
             return None
         raise TypeError(f"unknown request {kind!r}")
 
+    def _as_probe(self, obj: Any) -> wire.Probe | None:
+        """A function of the shipped probe module, or a partial of one, as a Probe."""
+        if self.probes is None:
+            return None
+        func, args, kwargs = obj, (), {}
+        if isinstance(obj, functools.partial):
+            func, args, kwargs = obj.func, obj.args, obj.keywords
+        name = getattr(func, "__name__", "")
+        if getattr(self.probes, name, None) is func and name.isidentifier():
+            return wire.Probe(name, args, kwargs)
+        return None
+
     def _encode_ref(self, obj: Any) -> Any:
         if isinstance(obj, StudentFunction) and obj._sandbox is self:
             return wire.Ref(obj._name)
+        probe = self._as_probe(obj)
+        if probe is not None:
+            return probe
         if callable(obj):
             hid = len(self.handles) + 1
             self.handles[hid] = obj

@@ -24,6 +24,8 @@ def find(paths: list[Path]) -> list[Path]:
             found.append(path)
         else:
             raise FileNotFoundError(f"{path} is not a .ipynb or .py file or a folder of them")
+    if not found:
+        raise FileNotFoundError("no .ipynb or .py submissions in " + ", ".join(map(str, paths)))
     names: dict[str, Path] = {}
     for path in found:
         if path.stem in names and names[path.stem] != path:

@@ -57,6 +57,16 @@ class Ref:
         self.name = name
 
 
+class Probe:
+    """A function of the tests' shipped probe module, by name, with the arguments bound to it
+    (a ``functools.partial``): the student's side rebuilds and runs it, with no round trips."""
+
+    __slots__ = ("name", "args", "kwargs")
+
+    def __init__(self, name: str, args: tuple, kwargs: dict):
+        self.name, self.args, self.kwargs = name, args, kwargs
+
+
 class Handle:
     """A callback on the trusted side, by number."""
 
@@ -69,7 +79,7 @@ class Handle:
 # ---- values --------------------------------------------------------------------------------
 
 def encode(value: Any, *, ref: Callable[[Any], Any] | None = None) -> bytes:
-    """Encode plain data; ``ref(obj)`` may turn other objects into a Ref or Handle (or None)."""
+    """Encode plain data; ``ref(obj)`` may turn other objects into a Ref, Probe or Handle (or None)."""
     out: list[bytes] = []
     _enc(value, out, 0, ref)
     return b"".join(out)
@@ -93,6 +103,11 @@ def _enc(v: Any, out: list[bytes], depth: int, ref) -> None:
         _enc_str(v.name, out)
     elif isinstance(v, Handle):
         out.append(b"K" + _U32.pack(v.id))
+    elif isinstance(v, Probe):
+        out.append(b"P")
+        _enc_str(v.name, out)
+        _enc(tuple(v.args), out, depth + 1, ref)
+        _enc(dict(v.kwargs), out, depth + 1, ref)
     elif isinstance(v, np.ndarray):
         arr = np.ascontiguousarray(np.asarray(v).view(np.ndarray))
         if arr.dtype.str not in DTYPES:
@@ -256,6 +271,12 @@ class _Decoder:
             return Ref(self.text())
         if tag == b"K":
             return Handle(self.u32())
+        if tag == b"P":
+            name, args, kwargs = self.text(), self.value(depth + 1), self.value(depth + 1)
+            if not (name.isidentifier() and isinstance(args, tuple) and isinstance(kwargs, dict)
+                    and all(isinstance(k, str) for k in kwargs)):
+                raise WireError("invalid probe")
+            return Probe(name, args, kwargs)
         raise WireError(f"unknown tag {tag!r}")
 
     def dtype(self) -> np.dtype:

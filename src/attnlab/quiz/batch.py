@@ -23,8 +23,6 @@ def main(*, submissions: list[Path], out: Path, progress: bool = True) -> dict[s
     submissions with the same name, before anything is written.
     """
     files = find([Path(s) for s in submissions])
-    if not files:
-        raise ValueError("no .ipynb or .py files found in " + ", ".join(map(str, submissions)))
     out = Path(out)
     results: dict[str, dict] = {}
     from rich.console import Console

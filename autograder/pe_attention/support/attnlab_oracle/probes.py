@@ -1,15 +1,16 @@
 """Functions whose permutation behaviour is known, handed to the students' checkers.
 
 Every probe is a module-level numpy function, or a ``functools.partial`` of one with array
-arguments, so it pickles by reference and can cross a process boundary. ``equivariant`` and
-``invariant`` below say what a correct checker must answer for each.
+arguments. The grading engine ships this module's source to each sandbox and rebuilds the probes
+there by name, so a checker calls them without a round trip per call: keep this module
+self-contained (numpy and the standard library only, no relative imports) and free of secrets.
+``equivariant`` and ``invariant`` below say what a correct checker must answer for each.
 """
 
 import functools
 
 import numpy as np
 
-from .positional import pe
 
 __all__ = [
     "self_attention_layer", "with_positional_encoding", "multi_head_layer", "encoder_layer",
@@ -28,9 +29,14 @@ def self_attention_layer(X, W_Q, W_K, W_V):
     return _softmax(Q @ K.T / np.sqrt(K.shape[1])) @ V
 
 
+def _sinusoidal(n, d):
+    angles = np.arange(n)[:, None] / 10000.0 ** (2 * (np.arange(d) // 2) / d)
+    return np.where(np.arange(d) % 2 == 0, np.sin(angles), np.cos(angles))
+
+
 def with_positional_encoding(X, W_Q, W_K, W_V):
     """Self-attention on X + PE: no longer equivariant."""
-    return self_attention_layer(X + pe(*X.shape), W_Q, W_K, W_V)
+    return self_attention_layer(X + _sinusoidal(*X.shape), W_Q, W_K, W_V)
 
 
 def multi_head_layer(X, W_Q, W_K, W_V, W_O, num_heads):
