@@ -8,7 +8,8 @@ from attnlab import paths
 from attnlab.grade.runner import Grader, Limits
 from attnlab.grade.session import Zygote
 
-from known_outcomes import ENGINE, FIXTURES, expected, outcome
+from attnlab.samples import expected_outcome, outcome
+from known_outcomes import ENGINE, FIXTURES
 
 
 @pytest.fixture(scope="module")
@@ -26,13 +27,13 @@ def grade(zygote, path, tests=ENGINE / "tests", support=None, limits=Limits()):
 @pytest.mark.parametrize("path", sorted((ENGINE / "submissions").iterdir()), ids=lambda p: p.name)
 def test_does_each_engine_fixture_get_its_named_outcome(zygote, path):
     report = grade(zygote, path)
-    assert outcome(report.score, report.possible) == expected(path.name)
+    assert outcome(report.score, report.possible) == expected_outcome(path.stem)
 
 
 @pytest.mark.parametrize("path", sorted(paths.sample_submissions_dir().iterdir()), ids=lambda p: p.name)
 def test_does_each_shared_sample_get_its_named_outcome(zygote, path):
     report = grade(zygote, path, paths.tests_dir(), paths.autograder_dir() / "support")
-    assert outcome(report.score, report.possible) == expected(path.name)
+    assert outcome(report.score, report.possible) == expected_outcome(path.stem)
 
 
 def test_does_a_test_see_its_input_changed_when_the_student_mutates_it(zygote):

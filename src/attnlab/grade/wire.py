@@ -142,7 +142,7 @@ def _enc(v: Any, out: list[bytes], depth: int, ref) -> None:
     elif isinstance(v, float):
         out.append(b"f" + _F64.pack(float.__float__(v)))
     elif isinstance(v, complex):
-        c = complex.__complex__(v)
+        c = complex(v)  # complex.__complex__ is 3.11+
         out.append(b"c" + _F64.pack(c.real) + _F64.pack(c.imag))
     elif isinstance(v, str):
         out.append(b"s")
