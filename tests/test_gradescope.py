@@ -45,6 +45,8 @@ def test_does_a_correct_submission_get_full_marks_with_hidden_rows_kept_back(dis
     rows = results["tests"]
     assert {r["visibility"] for r in rows} == {"visible", gradescope.HIDDEN_VISIBILITY}
     assert all("max_score" in r for r in rows)
+    public = [r for r in rows if r["visibility"] == "visible"]
+    assert results["output"].startswith(f"Public tests: {len(public)} of {len(public)} passed")
 
 
 def test_does_the_untouched_stub_score_zero(dist, tmp_path):

@@ -27,12 +27,14 @@ class _Timeout(Exception):
 
 
 def find_submission(folder: Path) -> Path:
+    """The student's file in ``folder``: the notebook or the ``.py`` twin, whichever was changed last
+    (the release ships both, and a student works in one)."""
     found = [p for p in (folder / f"{paths.ASSIGNMENT}.ipynb", folder / f"{paths.ASSIGNMENT}.py") if p.is_file()]
-    if len(found) != 1:
+    if not found:
         raise FileNotFoundError(
-            f"expected exactly one of {paths.ASSIGNMENT}.ipynb or {paths.ASSIGNMENT}.py in {folder}; "
+            f"found neither {paths.ASSIGNMENT}.ipynb nor {paths.ASSIGNMENT}.py in {folder}; "
             "name the submission to check")
-    return found[0]
+    return max(found, key=lambda p: p.stat().st_mtime)
 
 
 def execute(cells: list[str], label) -> tuple[dict, list[str]]:
@@ -78,6 +80,8 @@ def main(*, submission: Path | None = None, question: str | None = None) -> int:
     """Check a submission; 0 when every public case passes, 1 when one fails, 2 when it cannot run."""
     try:
         path = Path(submission) if submission else find_submission(Path.cwd())
+        if not submission:
+            print(f"checking {path.name} (name another file to check that one)")
         cells = source.cells(path)
     except (OSError, ValueError) as e:
         print(f"attnlab check: {e}", file=sys.stderr)

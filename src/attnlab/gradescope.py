@@ -41,15 +41,21 @@ def _error_results(message: str) -> dict:
 
 
 def for_gradescope(results: dict) -> dict:
-    """Engine results with hidden rows kept from students until grades are published."""
+    """Engine results with hidden rows, and the per-question totals that include them, kept from
+    students until grades are published; the visible summary covers the public tests only."""
     tests = [dict(t, visibility=HIDDEN_VISIBILITY) if t.get("visibility") == "hidden" else t
              for t in results.get("tests", [])]
-    return dict(results, tests=tests)
+    public = [t for t in tests if t.get("visibility") == "visible" and "max_score" in t]
+    passed = sum(t.get("status") == "passed" for t in public)
+    summary = (f"Public tests: {passed} of {len(public)} passed. Hidden tests are shown when grades "
+               "are published.")
+    return dict(results, tests=tests, output=summary)
 
 
 def main(*, root: Path = Path("/autograder")) -> dict:
     """Grade the submission under ``root`` and write ``root/results/results.json``."""
     from . import grade
+    from .grade import report
 
     source, results_dir = root / "source", root / "results"
     results_dir.mkdir(parents=True, exist_ok=True)
@@ -69,10 +75,7 @@ def main(*, root: Path = Path("/autograder")) -> dict:
             results = for_gradescope(json.loads((work / submission.stem / "results.json").read_text()))
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    target = results_dir / "results.json"
-    tmp = target.with_suffix(".tmp")
-    tmp.write_text(json.dumps(results, indent=2))
-    os.replace(tmp, target)
+    report.write_atomic(results_dir / "results.json", json.dumps(results, indent=2))
     return results
 
 

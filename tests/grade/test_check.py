@@ -20,7 +20,22 @@ def test_does_a_correct_part_pass_and_a_missing_one_fail(tmp_path, capsys, monke
 def test_is_a_missing_submission_reported_not_raised(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert check.main() == 2
-    assert "expected exactly one" in capsys.readouterr().err
+    assert "found neither" in capsys.readouterr().err
+
+
+def test_does_check_pick_the_file_the_student_worked_in(tmp_path, monkeypatch, capsys):
+    """The release ships the notebook and the .py twin: the one changed last is checked."""
+    import os
+
+    notebook = shutil.copy(paths.release_dir() / f"{paths.ASSIGNMENT}.ipynb", tmp_path)
+    twin = shutil.copy(FIXTURES / "twin.py", tmp_path / f"{paths.ASSIGNMENT}.py")
+    os.utime(notebook, (1, 1))
+    monkeypatch.chdir(tmp_path)
+    assert check.main(question="sinusoidal_pe") == 0
+    assert f"checking {paths.ASSIGNMENT}.py" in capsys.readouterr().out
+    os.utime(twin, (0, 0))
+    assert check.main(question="sinusoidal_pe") == 1
+    assert f"checking {paths.ASSIGNMENT}.ipynb" in capsys.readouterr().out
 
 
 def test_do_check_and_grade_word_a_failure_the_same(tmp_path, capsys):

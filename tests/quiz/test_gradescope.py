@@ -61,7 +61,9 @@ def _gradescope(root: Path, source: Path, submission: Path) -> dict:
     stub.mkdir()
     (stub / "mamba").write_text("#!/bin/sh\necho 'mamba() { :; }'\n")
     (stub / "mamba").chmod(0o755)
-    (stub / "python").symlink_to(sys.executable)
+    # a wrapper, not a symlink: a symlinked venv python outside its venv loses the venv's packages
+    (stub / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    (stub / "python").chmod(0o755)
     script = (source / "run_autograder").read_text().replace("/autograder", str(root))
     env = {"PATH": f"{stub}:/usr/bin:/bin", "HOME": str(root)}
     run = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=60)

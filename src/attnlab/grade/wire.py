@@ -304,17 +304,24 @@ def recv_frame(sock: socket.socket, deadline: float | None = None, watch: int | 
     return _recv_exact(sock, n, deadline, watch)
 
 
+def _wait(sock: socket.socket, deadline: float | None, watch: int | None) -> None:
+    """Until ``sock`` is readable: ChannelTimeout past the deadline, ChannelClosed when the watched
+    process (a pidfd) exits first."""
+    if deadline is None and watch is None:
+        return
+    left = None if deadline is None else deadline - time.monotonic()
+    if left is not None and left <= 0:
+        raise ChannelTimeout()
+    ready = select.select([sock] + ([watch] if watch is not None else []), [], [], left)[0]
+    if not ready:
+        raise ChannelTimeout()
+    if sock not in ready:
+        raise ChannelClosed("the process exited")
+
+
 def _recv_some(sock: socket.socket, deadline: float | None, watch: int | None) -> bytes:
     while True:
-        if deadline is not None or watch is not None:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                raise ChannelTimeout()
-            ready = select.select([sock] + ([watch] if watch is not None else []), [], [], left)[0]
-            if not ready:
-                raise ChannelTimeout()
-            if sock not in ready:
-                raise ChannelClosed("the process exited")
+        _wait(sock, deadline, watch)
         try:
             chunk = sock.recv(1 << 16)   # under malloc's mmap threshold: no mmap per message
         except InterruptedError:
@@ -329,15 +336,7 @@ def _recv_some(sock: socket.socket, deadline: float | None, watch: int | None) -
 def _recv_exact(sock: socket.socket, n: int, deadline: float | None, watch: int | None) -> bytes:
     chunks = bytearray()
     while len(chunks) < n:
-        if deadline is not None or watch is not None:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                raise ChannelTimeout()
-            ready = select.select([sock] + ([watch] if watch is not None else []), [], [], left)[0]
-            if not ready:
-                raise ChannelTimeout()
-            if sock not in ready:
-                raise ChannelClosed("the process exited")
+        _wait(sock, deadline, watch)
         try:
             chunk = sock.recv(min(n - len(chunks), 1 << 20))
         except InterruptedError:

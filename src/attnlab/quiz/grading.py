@@ -80,7 +80,9 @@ def _verdict(item: Item, answer: Answer) -> tuple[float, str]:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
+    """Write ``text`` to ``path`` so that readers see the old file or the whole new one.
+
+    (``attnlab.grade.report`` has the same helper; this module ships alone in the quiz zip.)"""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
