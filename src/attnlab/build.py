@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import zipfile
@@ -17,10 +18,12 @@ def student_zip(*, out: Path, assignment: str = paths.ASSIGNMENT) -> Path:
     from .quiz import bank, notebook
 
     target = out / "student.zip"
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
+    tmp = target.with_suffix(".tmp")  # a failed build leaves the previous zip, not half of one
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
         for rel, text in sorted(release.files(assignment=assignment).items()):
             zf.writestr(f"{assignment}/{rel}", text)
         zf.writestr("quiz/quiz.ipynb", nbformat.writes(notebook.notebook(list(bank.load().values()))))
+    os.replace(tmp, target)
     return target
 
 

@@ -31,9 +31,11 @@ def generate(*, stage: Path, target: Path, points_possible: float, requirements:
     target = Path(target).resolve()
     (stage / "otter_config.json").write_text(
         json.dumps({"lang": "python", "points_possible": points_possible}, indent=2), encoding="utf-8")
+    partial = target.with_name(f".{target.name}.partial")  # the old zip survives a failed build
     with _cwd(stage):
-        otter_generate(tests_dir="tests", output_path=str(target), config="otter_config.json",
+        otter_generate(tests_dir="tests", output_path=str(partial), config="otter_config.json",
                        requirements=str(requirements), no_environment=True, files=support)
+    os.replace(partial, target)
     return target
 
 

@@ -96,3 +96,20 @@ def test_do_failure_messages_never_print_an_expected_array(test_files):
     _, _, messages = _score(test_files, {"sinusoidal_pe": lambda n, d, base=1e4: np.ones((n, d))},
                             "sinusoidal_pe")
     assert messages and all(len(m) < 300 and "[[" not in m for m in messages)
+
+
+def test_does_a_submission_of_right_shaped_zeros_earn_no_hidden_point(test_files):
+    """Zeros (and constant False) of the right shape pass shape checks, never a hidden case."""
+    from pathlib import Path
+
+    from in_process import grade_file
+
+    zeros = Path(__file__).parent.parent / "fixtures" / "zeros_of_the_right_shape.py"
+    results = grade_file(zeros, test_files)
+    hidden_points = sum(c.points for tf in test_files for c in tf.cases if c.hidden)
+    earned = sum(score for score, _, _ in results.values())
+    public_points = sum(c.points for tf in test_files for c in tf.cases if not c.hidden)
+    assert earned <= public_points < hidden_points
+    for tf in test_files:
+        score, possible, _ = results[tf.name]
+        assert score <= sum(c.points for c in tf.cases if not c.hidden), tf.name

@@ -88,6 +88,8 @@ def test_equivariant_layers(is_permutation_equivariant):
 def test_position_dependent_functions(is_permutation_equivariant):
     X = _X()
     rows = oracle.probes.row_probes(5)
+    # a checker that always says False must not earn this case
+    _expect(is_permutation_equivariant, rows["affine"], X, True, lambda: _why_false(is_permutation_equivariant))
     for probe in (oracle.probes.attention_probes()["self-attention + PE"], rows["reverse"], rows["roll"]):
         _expect(is_permutation_equivariant, probe, X, False, lambda: _why_true(is_permutation_equivariant))
 
@@ -95,6 +97,7 @@ def test_position_dependent_functions(is_permutation_equivariant):
 @test_case(points=1, hidden=True)
 def test_one_permutation_is_not_enough(is_permutation_equivariant):
     rows, X = oracle.probes.row_probes(5), _X()
+    _expect(is_permutation_equivariant, rows["mean"], X, True, lambda: _why_false(is_permutation_equivariant))
     for key in ("offsets 0,0,1,..", "palindromic offsets"):
         _expect(is_permutation_equivariant, rows[key], X, False, lambda: _why_true(is_permutation_equivariant))
 

@@ -77,6 +77,9 @@ def test_invariant_functions(is_permutation_invariant):
 def test_functions_that_are_not_invariant(is_permutation_invariant):
     X = _X()
     probes = oracle.probes.attention_probes()
+    # a checker that always says False must not earn this case
+    _expect(is_permutation_invariant, oracle.probes.row_probes(5)["mean"], X, True,
+            lambda: _why_false(is_permutation_invariant))
     for probe in (probes["self-attention"], oracle.probes.row_probes(5)["affine"],
                   probes["pooled self-attention + PE"], oracle.probes.row_probes(5)["roll"]):
         _expect(is_permutation_invariant, probe, X, False, lambda: _why_true(is_permutation_invariant))
