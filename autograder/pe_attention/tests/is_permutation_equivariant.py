@@ -75,12 +75,13 @@ def _expect(checker, probe, X, expected, hint, perms=None, **kwargs):
 
 @test_case(points=1, hidden=True)
 def test_equivariant_layers(is_permutation_equivariant):
-    probes, X = oracle.probes.attention_probes(), _X()
+    # 4 rows: a checker that tries every permutation stays quick on these heavier layers
+    probes, X = oracle.probes.attention_probes(), _X(n=4)
     for key in ("self-attention", "multi-head", "encoder"):
         X_before = X.copy()
         _expect(is_permutation_equivariant, probes[key], X, True, lambda: _why_false(is_permutation_equivariant))
         assert np.array_equal(X, X_before), "is_permutation_equivariant changed X: permute a copy"
-    _expect(is_permutation_equivariant, oracle.probes.row_probes(5)["mean"], X, True,
+    _expect(is_permutation_equivariant, oracle.probes.row_probes(4)["mean"], X, True,
             lambda: _why_false(is_permutation_equivariant))
 
 

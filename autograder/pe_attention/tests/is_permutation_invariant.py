@@ -65,9 +65,10 @@ def _why_true(checker):
 
 @test_case(points=1, hidden=True)
 def test_invariant_functions(is_permutation_invariant):
-    X = _X()
+    # 4 rows: a checker that tries every permutation stays quick on these heavier layers
+    X = _X(n=4)
     probes = oracle.probes.attention_probes()
-    for probe in (oracle.probes.row_probes(5)["mean"], probes["pooled self-attention"], probes["pooled encoder"]):
+    for probe in (oracle.probes.row_probes(4)["mean"], probes["pooled self-attention"], probes["pooled encoder"]):
         X_before = X.copy()
         _expect(is_permutation_invariant, probe, X, True, lambda: _why_false(is_permutation_invariant))
         assert np.array_equal(X, X_before), "is_permutation_invariant changed X: permute a copy"
