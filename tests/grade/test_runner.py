@@ -1,12 +1,13 @@
 """One submission at a time: execution, calls across the channel, timeouts, crashes."""
 
+import ast
 import os
 
 import pytest
 
 from attnlab import paths
 from attnlab.grade.runner import Grader, Limits
-from attnlab.grade.session import Zygote
+from attnlab.grade.session import Output, Zygote
 
 from attnlab.samples import expected_outcome, outcome
 from known_outcomes import ENGINE, FIXTURES
@@ -92,3 +93,34 @@ def test_does_the_fallback_without_namespaces_grade_and_sweep_daemons(tmp_path):
         except OSError:
             pass
     assert not any(b"attnlab-daemon-marker" in c for c in cmdlines)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root")
+def test_does_a_sandbox_never_run_as_root_even_where_namespaces_are_refused(tmp_path):
+    """A container may refuse namespaces to root (Gradescope without CAP_SYS_ADMIN): the
+    submission must still run as its own user, unable to write where only root may."""
+    from attnlab.grade.worker import claim_uid
+
+    secret = tmp_path / "root_only"
+    secret.mkdir(mode=0o700)
+    sub = tmp_path / "whoami.py"
+    sub.write_text((ENGINE / "submissions" / "honest_score_full.py").read_text() +
+                   f"\nimport os\nWHO = os.getuid()\ntry:\n    open({str(secret / 'x')!r}, 'w').write('x')\n"
+                   "    WROTE = True\nexcept OSError:\n    WROTE = False\n"
+                   "def whoami():\n    return WHO, WROTE\n")
+    uid, lock = claim_uid()
+    z = Zygote(hide=[], uid=uid, gid=uid, memory_mb=2048, cpu_seconds=60, isolate=False)
+    try:
+        report = grade(z, sub)
+        sandbox = z.spawn(Output())
+        sandbox.request("file", (sub.name, sub.read_bytes()), 10, "copying")
+        sandbox.request("load", [sub.read_text()], 10, "compiling")
+        for j in range(len(ast.parse(sub.read_text()).body)):
+            sandbox.request("exec", (0, j), 10, "executing")
+        assert tuple(sandbox.call("whoami", (), {}, 10)) == (uid, False)
+        sandbox.kill()
+    finally:
+        z.close()
+        os.close(lock)
+    assert report.score == report.possible
+    assert not (secret / "x").exists()

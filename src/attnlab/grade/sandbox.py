@@ -289,22 +289,27 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
 
 # ---- the zygote -------------------------------------------------------------------------------
 
+def _own_user(config: dict) -> bool:
+    """Started as root with a sandbox user id: sandboxes run as that user, swept by it afterwards."""
+    return os.geteuid() == 0 and config.get("uid") is not None
+
+
 def run_sandbox(chan_fd: int, out_fd: int, config: dict, mode: str) -> None:
     """In the forked child: isolate, drop privileges, then serve the trusted side until it closes."""
     try:
         os.setsid()
         jail.die_with_parent()
         uid, gid = config.get("uid"), config.get("gid")
+        own_user = _own_user(config)
         if mode in ("root", "userns"):
             jail.unshare(jail.CLONE_NEWNS)
             jail.private_tmp()
             work = "/tmp/work"
-            os.makedirs(work, mode=0o700)
-            if mode == "root":
-                os.chown(work, uid, gid)
         else:
             work = _workdir(os.getppid(), os.getpid())
-            os.makedirs(work, mode=0o700)
+        os.makedirs(work, mode=0o700)
+        if own_user:
+            os.chown(work, uid, gid)
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
         devnull = os.open(os.devnull, os.O_RDONLY)
@@ -312,8 +317,10 @@ def run_sandbox(chan_fd: int, out_fd: int, config: dict, mode: str) -> None:
         os.closerange(3, chan_fd)
         os.closerange(chan_fd + 1, 65536)
         jail.set_limits(memory_mb=config["memory_mb"], cpu_seconds=config["cpu_seconds"],
-                        nproc=config["nproc"] if mode == "root" else None)
-        if mode == "root":
+                        nproc=config["nproc"] if own_user else None)
+        if own_user:
+            # also where namespaces were refused (a container without CAP_SYS_ADMIN): the
+            # submission never runs as root
             jail.drop_privileges(uid, gid)
         jail.no_new_privileges()
         os.chdir(work)
@@ -360,8 +367,9 @@ def zygote(config: dict) -> None:
             if mode == "root":
                 jail.expose(needed)
     jail.become_subreaper()
-    if mode == "root":
-        jail.sweep(uid=config.get("uid"), reaped={})   # whatever an earlier run left behind
+    sweep_uid = config.get("uid") if _own_user(config) else None
+    if sweep_uid is not None:
+        jail.sweep(uid=sweep_uid, reaped={})   # whatever an earlier run left behind
     ctl.sendall(wire.encode(("ready", mode)))
     children: dict[int, int] = {}
     while True:
@@ -384,7 +392,7 @@ def zygote(config: dict) -> None:
         elif msg[0] == "kill":
             for fd in fds:
                 os.close(fd)
-            clean = jail.sweep(uid=config.get("uid") if mode == "root" else None, reaped=children)
+            clean = jail.sweep(uid=sweep_uid, reaped=children)
             if mode == "none":
                 import shutil
 
@@ -392,7 +400,7 @@ def zygote(config: dict) -> None:
             ctl.sendall(wire.encode(("killed", children.pop(msg[1], None), clean)))
         else:
             break
-    jail.sweep(uid=config.get("uid") if mode == "root" else None, reaped={})
+    jail.sweep(uid=sweep_uid, reaped={})
     os._exit(0)
 
 
