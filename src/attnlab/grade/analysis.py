@@ -105,15 +105,22 @@ def plot(path: Path, items: list[Item], variants: Counter) -> None:
 
 
 def table(items: list[Item], variants: Counter):
-    """The analysis as rich tables."""
+    """The analysis as rich tables: pass rates per question (each case in item_analysis.csv and
+    the plot), then the named misconceptions."""
     from rich.markup import escape
     from rich.table import Table
 
-    t = Table(title="Item analysis")
-    for col in ("question", "case", "hidden", "pass rate"):
+    t = Table(title="Item analysis (every case: item_analysis.csv and .png)")
+    for col in ("question", "cases", "hardest case", "its pass rate"):
         t.add_column(col)
+    by_question: dict[str, list[Item]] = {}
     for it in items:
-        t.add_row(escape(it.question), escape(it.case), "yes" if it.hidden else "", f"{100 * it.rate:.0f}% ({it.passed}/{it.graded})")
+        by_question.setdefault(it.question, []).append(it)
+    for question, cases in by_question.items():
+        worst = min(cases, key=lambda it: it.rate)
+        label = worst.case.removeprefix(f"{question} - ") + (" (hidden)" if worst.hidden else "")
+        t.add_row(escape(question), str(len(cases)), escape(label),
+                  f"{100 * worst.rate:.0f}% ({worst.passed}/{worst.graded})")
     m = Table(title="Named misconceptions")
     for col in ("question", "looks like", "submissions"):
         m.add_column(col)
