@@ -15,7 +15,7 @@ import builtins
 import inspect
 import sys
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -65,7 +65,6 @@ class TestFile:
     path: Path
     cases: tuple[Case, ...]
     all_or_nothing: bool = False
-    namespace: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def points(self) -> float:
@@ -122,7 +121,7 @@ def load(path: Path) -> TestFile:
         )
         for i, (tc, pts) in enumerate(zip(found, points))
     )
-    return TestFile(name, path, cases, bool(namespace.get("all_or_nothing", False)), namespace)
+    return TestFile(name, path, cases, bool(namespace.get("all_or_nothing", False)))
 
 
 def load_dir(folder: Path) -> list[TestFile]:
