@@ -15,8 +15,8 @@ from known_outcomes import ENGINE, FIXTURES
 
 @pytest.fixture(scope="module")
 def zygote():
-    z = Zygote(hide=[str(paths.kit_root())], uid=61999 if os.geteuid() == 0 else None,
-               gid=61999 if os.geteuid() == 0 else None, memory_mb=2048, cpu_seconds=120)
+    z = Zygote(uid=61999 if os.geteuid() == 0 else None, gid=61999 if os.geteuid() == 0 else None,
+               memory_mb=2048, cpu_seconds=120)
     yield z
     z.close()
 
@@ -80,7 +80,7 @@ def test_does_the_fallback_without_namespaces_grade_and_sweep_daemons(tmp_path):
     sub.write_text((ENGINE / "submissions" / "honest_score_full.py").read_text() +
                    "\nimport subprocess, sys\nsubprocess.Popen([sys.executable, '-c', "
                    "'import time\\nwhile True: time.sleep(1)  # attnlab-daemon-marker'], start_new_session=True)\n")
-    z = Zygote(hide=[], uid=None, gid=None, memory_mb=2048, cpu_seconds=60, isolate=False)
+    z = Zygote(uid=None, gid=None, memory_mb=2048, cpu_seconds=60, isolate=False)
     try:
         report = grade(z, sub)
     finally:
@@ -109,7 +109,7 @@ def test_does_a_sandbox_never_run_as_root_even_where_namespaces_are_refused(tmp_
                    "    WROTE = True\nexcept OSError:\n    WROTE = False\n"
                    "def whoami():\n    return WHO, WROTE\n")
     uid, lock = claim_uid()
-    z = Zygote(hide=[], uid=uid, gid=uid, memory_mb=2048, cpu_seconds=60, isolate=False)
+    z = Zygote(uid=uid, gid=uid, memory_mb=2048, cpu_seconds=60, isolate=False)
     try:
         report = grade(z, sub)
         sandbox = z.spawn(Output())
@@ -117,7 +117,7 @@ def test_does_a_sandbox_never_run_as_root_even_where_namespaces_are_refused(tmp_
         sandbox.request("load", [sub.read_text()], 10, "compiling")
         for j in range(len(ast.parse(sub.read_text()).body)):
             sandbox.request("exec", (0, j), 10, "executing")
-        assert tuple(sandbox.call("whoami", (), {}, 10)) == (uid, False)
+        assert tuple(sandbox.call("whoami", None, (), {}, 10)[0]) == (uid, False)
         sandbox.kill()
     finally:
         z.close()

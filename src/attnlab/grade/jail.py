@@ -1,7 +1,11 @@
-"""Linux isolation primitives for the sandbox: namespaces, mounts, privilege drop, process sweeps.
+"""Linux isolation primitives for the sandbox: namespaces, an allow-list root, cgroups, limits.
 
-Loaded by file path inside the sandbox's zygote, so it imports nothing from attnlab. Everything
-here degrades to a no-op (reported by the return value) where the platform refuses it.
+A sandbox sees a root file system built for it (see ``View``): read-only binds of exactly the paths
+it may use, a private ``/tmp`` and ``/dev/shm``, a minimal ``/dev`` and the ``/proc`` of its own PID
+namespace. It lives in new mount, PID, IPC, UTS and network namespaces (and, without root, a new
+user namespace), so that everything it starts (processes, IPC objects, files, sockets) dies with the
+PID namespace's first process. Loaded by file path inside the sandbox's zygote, so it imports
+nothing from attnlab.
 """
 
 from __future__ import annotations
@@ -9,16 +13,20 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import platform
 import signal
-import stat
 import time
+from dataclasses import dataclass, field
 
-CLONE_NEWNS = 0x00020000
-CLONE_NEWUSER = 0x10000000
-CLONE_NEWNET = 0x40000000
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
-PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
+MNT_DETACH = 2
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 24, 36, 38
+ST_NOSUID, ST_NODEV, ST_NOEXEC = 2, 4, 8
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine())
+SYS_CAPSET = {"x86_64": 126, "aarch64": 91}.get(platform.machine())
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
 
@@ -33,9 +41,12 @@ def unshare(flags: int) -> None:
     _check(_libc.unshare(ctypes.c_int(flags)), "unshare")
 
 
+def _enc(s: str | None) -> bytes | None:
+    return None if s is None else s.encode()
+
+
 def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    enc = lambda s: None if s is None else s.encode()  # noqa: E731
-    _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
+    _check(_libc.mount(_enc(source), _enc(target), _enc(fstype), ctypes.c_ulong(flags), _enc(data)),
            f"mount {target}")
 
 
@@ -48,99 +59,153 @@ def is_root() -> bool:
     return os.geteuid() == 0
 
 
+# ---- the allow-list root ------------------------------------------------------------------------
+
+@dataclass
+class View:
+    """What a sandbox's root holds: ``binds`` (host paths, bound read-only at the same path),
+    ``masks`` (folders inside binds covered by an empty folder, e.g. a site-packages whose allowed
+    packages are bound one by one) and the size of its private scratch."""
+
+    binds: list[str] = field(default_factory=list)
+    masks: list[str] = field(default_factory=list)
+    scratch_mb: int = 128
+
+
+DEVICES = ("null", "zero", "full", "random", "urandom")
+
+
 def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def private_namespace(*, network: bool = True) -> str:
-    """Enter new mount (and network) namespaces. Returns how: "root", "userns" or "none"."""
-    flags = CLONE_NEWNS | (CLONE_NEWNET if network else 0)
-    if is_root():
-        unshare(flags)
-        mode = "root"
-    else:
-        uid, gid = os.getuid(), os.getgid()
-        try:
-            unshare(flags | CLONE_NEWUSER)
-        except OSError:
-            return "none"
-        with open("/proc/self/setgroups", "w") as f:
-            f.write("deny")
-        with open("/proc/self/uid_map", "w") as f:
-            f.write(f"{uid} {uid} 1")
-        with open("/proc/self/gid_map", "w") as f:
-            f.write(f"{gid} {gid} 1")
-        mode = "userns"
+def _bind_flags(path: str) -> int:
+    """Read-only remount flags that keep the source mount's locked flags (a user namespace may not
+    clear nosuid, nodev or noexec of a mount it did not make)."""
+    flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV
+    try:
+        if os.statvfs(path).f_flag & ST_NOEXEC:
+            flags |= MS_NOEXEC
+    except OSError:
+        pass
+    return flags
+
+
+def build_root(view: View, stage: str = "/tmp") -> None:
+    """Build the sandbox's root in a fresh tmpfs at ``stage`` and pivot into it. Call inside new
+    mount and PID namespaces, as the PID namespace's first process."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
-    return mode
-
-
-# Never covered whole, whatever a caller passes (a HOME of "/" must not hide /dev or /usr).
-SYSTEM = frozenset({"/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/opt", "/proc",
-                    "/run", "/sbin", "/sys", "/tmp", "/usr", "/var", "/usr/local", "/usr/lib"})
-
-
-def hide(paths: list[str], keep: list[str]) -> list[str]:
-    """Cover each path with an empty read-only tmpfs (files: /dev/null), except where it holds a
-    path in ``keep``: then its other entries are covered one by one. Returns what was covered."""
-    covered: list[str] = []
-    for path in sorted({os.path.realpath(p) for p in paths}):
-        if path in SYSTEM or not os.path.lexists(path) or any(_within(path, c) for c in covered):
+    # open every source first: the stage may cover one of them (a virtual environment under /tmp)
+    sources = {}
+    for path in sorted(set(view.binds), key=lambda p: (p.count("/"), p)):
+        try:
+            sources[path] = (os.open(path, os.O_PATH | os.O_CLOEXEC), os.path.isdir(path), _bind_flags(path))
+        except OSError:
             continue
-        _cover(path, [os.path.realpath(k) for k in keep], covered)
-    return covered
+    devices = {d: os.open(f"/dev/{d}", os.O_PATH | os.O_CLOEXEC) for d in DEVICES if os.path.exists(f"/dev/{d}")}
+    mount("tmpfs", stage, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=0755")
+    root = stage
+    masks = sorted(set(view.masks))
+    done_masks: set[str] = set()
+
+    def mountpoint(path: str, is_dir: bool) -> str:
+        target = root + path
+        if is_dir:
+            os.makedirs(target, exist_ok=True)
+        else:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            if not os.path.exists(target):
+                open(target, "w").close()
+        return target
+
+    def apply_masks(under: str) -> None:
+        for m in masks:
+            if m not in done_masks and _within(m, under) and m != under and os.path.isdir(root + m):
+                mount("tmpfs", root + m, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
+                done_masks.add(m)
+
+    for path, (fd, is_dir, flags) in sources.items():
+        target = mountpoint(path, is_dir)
+        mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
+        mount(None, target, None, flags)
+        os.close(fd)
+        apply_masks(path)
+    for m in done_masks:
+        mount(None, root + m, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+    dev = mountpoint("/dev", True)
+    mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755")
+    for name, fd in devices.items():
+        target = mountpoint(f"/dev/{name}", False)
+        mount(f"/proc/self/fd/{fd}", target, None, MS_BIND)
+        os.close(fd)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, f"{dev}/{name}")
+    scratch = f"size={view.scratch_mb}m,mode=1777"
+    mount("tmpfs", mountpoint("/dev/shm", True), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, scratch)
+    mount(None, dev, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
+    mount("tmpfs", mountpoint("/tmp", True), "tmpfs", MS_NOSUID | MS_NODEV, scratch)
+    proc = mountpoint("/proc", True)
+    try:
+        mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except OSError:
+        pass   # e.g. a container whose /proc is partly covered: the sandbox simply has no /proc
+    os.chdir(root)
+    pivot_root(".", ".")
+    _check(_libc.umount2(b".", ctypes.c_int(MNT_DETACH)), "umount old root")
+    os.chdir("/")
+    mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
-def _cover(path: str, keep: list[str], covered: list[str]) -> None:
-    if any(_within(k, path) for k in keep):
-        if any(k == path for k in keep) or not os.path.isdir(path):
-            return
-        for entry in sorted(os.listdir(path)):
-            _cover(os.path.join(path, entry), keep, covered)
-        return
-    if os.path.isdir(path) and not os.path.islink(path):
-        mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000")
-    elif os.path.isfile(path) and not os.path.islink(path):
-        mount("/dev/null", path, None, MS_BIND)
-    else:
-        return
-    covered.append(path)
+def pivot_root(new: str, old: str) -> None:
+    if SYS_PIVOT_ROOT is None:
+        raise OSError(38, f"pivot_root: unknown system call number on {platform.machine()}")
+    _check(_libc.syscall(ctypes.c_long(SYS_PIVOT_ROOT), _enc(new), _enc(old)), "pivot_root")
 
 
-def expose(needed: list[str]) -> None:
-    """Make each needed tree reachable by any user: where an ancestor is not world-searchable (the
-    interpreter under /root, mode 0700), cover that ancestor with a tmpfs that holds only a
-    read-only bind mount of the needed child."""
-    fixed: dict[str, list[str]] = {}
-    for path in needed:
-        path = os.path.realpath(path)
-        parts = path.strip("/").split("/")
-        for i in range(1, len(parts)):
-            anc = "/" + "/".join(parts[:i])
-            if not os.stat(anc).st_mode & stat.S_IXOTH:
-                fixed.setdefault(anc, []).append("/" + "/".join(parts[:i + 1]))
-                break
-    for anc, children in fixed.items():
-        fds = {c: os.open(c, os.O_PATH) for c in set(children)}
-        mount("tmpfs", anc, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
-        for child, fd in fds.items():
-            os.makedirs(child, exist_ok=True)
-            mount(f"/proc/self/fd/{fd}", child, None, MS_BIND | MS_REC)
-            os.close(fd)
-        mount(None, anc, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+def map_user(uid: int, gid: int) -> None:
+    """Inside a new user namespace: keep the caller's ids (it is not root there)."""
+    with open("/proc/self/setgroups", "w") as f:
+        f.write("deny")
+    with open("/proc/self/uid_map", "w") as f:
+        f.write(f"{uid} {uid} 1")
+    with open("/proc/self/gid_map", "w") as f:
+        f.write(f"{gid} {gid} 1")
 
 
-def private_tmp(size_mb: int = 256) -> None:
-    """Fresh, empty /tmp, /var/tmp and /dev/shm for one sandbox (inside its own mount namespace)."""
-    for path in ("/tmp", "/var/tmp", "/dev/shm"):
-        if os.path.isdir(path):
-            mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size_mb}m,mode=1777")
+def sethostname(name: str) -> None:
+    _check(_libc.sethostname(name.encode(), ctypes.c_size_t(len(name))), "sethostname")
 
+
+# ---- privileges and lifetime --------------------------------------------------------------------
 
 def drop_privileges(uid: int, gid: int) -> None:
+    """Root to an unprivileged user id: every capability goes with it."""
     os.setgroups([])
     os.setresgid(gid, gid, gid)
     os.setresuid(uid, uid, uid)
+
+
+def drop_capabilities() -> None:
+    """Inside a user namespace the creator holds every capability there until it drops them."""
+    for cap in range(64):
+        try:
+            prctl(PR_CAPBSET_DROP, cap)
+        except OSError:
+            break
+    if SYS_CAPSET is None:
+        raise OSError(38, "capset: unknown system call number")
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    header, data = Header(0x20080522, 0), (Data * 2)()
+    _check(_libc.syscall(ctypes.c_long(SYS_CAPSET), ctypes.byref(header), ctypes.byref(data)), "capset")
 
 
 def no_new_privileges() -> None:
@@ -148,16 +213,179 @@ def no_new_privileges() -> None:
 
 
 def die_with_parent() -> None:
+    """SIGKILL when the parent dies. Call after any change of user id, which clears it."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def become_subreaper() -> bool:
+    """Orphaned descendants stay ours (to sweep) instead of going to init."""
     try:
         prctl(PR_SET_CHILD_SUBREAPER, 1)
         return True
     except OSError:
         return False
 
+
+def set_limits(*, memory_mb: int, cpu_seconds: int, nproc: int | None, fsize_mb: int = 64) -> None:
+    import resource
+
+    def lim(which: int, value: int) -> None:
+        try:
+            _, hard = resource.getrlimit(which)
+            if hard != resource.RLIM_INFINITY:
+                value = min(value, hard)
+            resource.setrlimit(which, (value, value))
+        except (ValueError, OSError):
+            pass
+
+    lim(resource.RLIMIT_AS, memory_mb * 1024 * 1024)
+    lim(resource.RLIMIT_CPU, cpu_seconds)
+    lim(resource.RLIMIT_FSIZE, fsize_mb * 1024 * 1024)
+    lim(resource.RLIMIT_CORE, 0)
+    lim(resource.RLIMIT_NOFILE, 256)
+    lim(resource.RLIMIT_MSGQUEUE, 0)
+    if nproc is not None:
+        lim(resource.RLIMIT_NPROC, nproc)
+
+
+# ---- cgroups: limits for a submission's whole process tree --------------------------------------
+
+class Cgroup:
+    """One sandbox's control groups (v1 hierarchies or one v2 group): memory, process count and CPU
+    accounting for every process it starts. ``create`` returns None where the machine has none we
+    may write (no root, a read-only /sys/fs/cgroup)."""
+
+    def __init__(self, dirs: dict[str, str], version: int):
+        self.dirs, self.version = dirs, version
+
+    @classmethod
+    def create(cls, name: str, *, memory_mb: int, pids: int) -> "Cgroup | None":
+        if not is_root():
+            return None
+        try:
+            v1 = _v1_dirs()
+            if {"memory", "pids", "cpuacct"} <= set(v1):
+                dirs = {c: os.path.join(base, name) for c, base in v1.items()
+                        if c in ("memory", "pids", "cpuacct", "cpu")}
+                group = cls(dirs, 1)
+                for d in set(group.dirs.values()):
+                    os.makedirs(d, exist_ok=True)
+                mem = group.dirs["memory"]
+                _write(f"{mem}/memory.limit_in_bytes", str(memory_mb << 20))
+                _write_optional(f"{mem}/memory.memsw.limit_in_bytes", str(memory_mb << 20))
+                _write_optional(f"{mem}/memory.swappiness", "0")
+                _write(f"{group.dirs['pids']}/pids.max", str(pids))
+                return group
+            v2 = _v2_base()
+            if v2 is not None:
+                d = os.path.join(v2, name)
+                os.makedirs(d, exist_ok=True)
+                _write(f"{d}/memory.max", str(memory_mb << 20))
+                _write_optional(f"{d}/memory.swap.max", "0")
+                _write(f"{d}/pids.max", str(pids))
+                return cls({"unified": d}, 2)
+        except OSError:
+            return None
+        return None
+
+    def add(self, pid: int) -> None:
+        for d in set(self.dirs.values()):
+            _write(f"{d}/cgroup.procs", str(pid))
+
+    def cpu_seconds(self) -> float:
+        try:
+            if self.version == 1:
+                with open(f"{self.dirs['cpuacct']}/cpuacct.usage") as f:
+                    return int(f.read()) / 1e9
+            with open(f"{self.dirs['unified']}/cpu.stat") as f:
+                for line in f:
+                    if line.startswith("usage_usec"):
+                        return int(line.split()[1]) / 1e6
+        except (OSError, ValueError, KeyError):
+            pass
+        return 0.0
+
+    def remove(self) -> None:
+        for d in set(self.dirs.values()):
+            for _ in range(200):
+                try:
+                    os.rmdir(d)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.005)   # the last tasks are still leaving
+
+
+def _write(path: str, value: str) -> None:
+    with open(path, "w") as f:
+        f.write(value)
+
+
+def _write_optional(path: str, value: str) -> None:
+    try:
+        _write(path, value)
+    except OSError:
+        pass
+
+
+def _mounts() -> list[tuple[str, str, str]]:
+    """(mount point, file system type, super options) of every mount."""
+    out = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, _, right = line.partition(" - ")
+            fields, rest = left.split(), right.split()
+            if len(fields) >= 5 and len(rest) >= 3:
+                out.append((fields[4].replace("\\040", " "), rest[0], rest[2]))
+    return out
+
+
+def _own_groups() -> dict[str, str]:
+    groups = {}
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            for c in controllers.split(",") if controllers else [""]:
+                groups[c] = path
+    return groups
+
+
+def _v1_dirs() -> dict[str, str]:
+    """controller -> the folder of this process's own group in that v1 hierarchy (writable)."""
+    own = _own_groups()
+    out = {}
+    for point, fstype, opts in _mounts():
+        if fstype != "cgroup":
+            continue
+        for c in opts.split(","):
+            if c in ("memory", "pids", "cpuacct", "cpu") and c in own:
+                d = point + own[c].rstrip("/")
+                if os.access(d, os.W_OK):
+                    out[c] = d
+    return out
+
+
+def _v2_base() -> str | None:
+    """A v2 folder where sandbox groups can get memory and pids limits: <root>/attnlab."""
+    for point, fstype, _ in _mounts():
+        if fstype != "cgroup2":
+            continue
+        try:
+            with open(f"{point}/cgroup.subtree_control") as f:
+                enabled = f.read().split()
+        except OSError:
+            continue
+        if not {"memory", "pids"} <= set(enabled):
+            continue
+        base = os.path.join(point, "attnlab")
+        os.makedirs(base, exist_ok=True)
+        _write(f"{base}/cgroup.subtree_control", "+memory +pids" + (" +cpu" if "cpu" in enabled else ""))
+        return base
+    return None
+
+
+# ---- processes --------------------------------------------------------------------------------
 
 def _procs() -> list[tuple[int, int, int, str]]:
     """(pid, ppid, real uid, state) of every live process."""
@@ -189,6 +417,20 @@ def descendants(root: int) -> list[int]:
     return found
 
 
+def tree_cpu_seconds(root: int) -> float:
+    """CPU time of a process and its live descendants (and of the children they waited for)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in [root, *descendants(root)]:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rpartition(")")[2].split()
+            total += sum(int(x) for x in fields[11:15])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / tick
+
+
 def reap() -> dict[int, int]:
     """Collect every finished child; returns pid -> wait status."""
     done = {}
@@ -203,10 +445,9 @@ def reap() -> dict[int, int]:
 
 
 def sweep(*, uid: int | None, reaped: dict[int, int], limit: float = 5.0) -> bool:
-    """Kill every descendant of this process and, as root, every process of ``uid``, until none is
-    left (the caller must be a subreaper, so that daemons started in a new session stay its
-    descendants). Wait statuses of reaped children land in ``reaped``. Returns whether nothing
-    is left."""
+    """Without namespaces: kill every descendant of this process and, as root, every process of
+    ``uid``, until none is left. Wait statuses of reaped children land in ``reaped``. Returns
+    whether nothing is left."""
     end = time.monotonic() + limit
     me = os.getpid()
     while True:
@@ -243,26 +484,3 @@ def _kill_as(uid: int) -> None:
         os.waitpid(pid, 0)
     except ChildProcessError:
         pass
-
-
-def set_limits(*, memory_mb: int, cpu_seconds: int, nproc: int | None, fsize_mb: int = 64) -> None:
-    import resource
-
-    def lim(which: int, value: int) -> None:
-        try:
-            _, hard = resource.getrlimit(which)
-            if hard != resource.RLIM_INFINITY:
-                value = min(value, hard)
-            resource.setrlimit(which, (value, value))
-        except (ValueError, OSError):
-            pass
-
-    lim(resource.RLIMIT_AS, memory_mb * 1024 * 1024)
-    lim(resource.RLIMIT_CPU, cpu_seconds)
-    lim(resource.RLIMIT_FSIZE, fsize_mb * 1024 * 1024)
-    lim(resource.RLIMIT_CORE, 0)
-    lim(resource.RLIMIT_NOFILE, 256)
-    if nproc is not None:
-        lim(resource.RLIMIT_NPROC, nproc)
-
-

@@ -4,8 +4,12 @@ Execution goes one top-level statement at a time, so that a statement which cras
 (``os._exit``, a segfault, a hang at import) behaves like one that raised: the rest of its cell is
 skipped, everything defined before it still counts, and a fresh sandbox re-executes the submission
 without it. A test call that times out or crashes fails its case; the next case gets a fresh sandbox.
-``grader.check(q)`` in a notebook checks q at that point, and the last such check counts, as in
-otter's grading mode; questions never checked are checked after the last cell.
+``grader.check(q)`` in a notebook checks q against the definitions at that point, and the last such
+check counts, as in otter's grading mode; questions never checked are checked after the last cell.
+
+Order: the submission runs to its end (a check inside it runs public cases only), then every public
+case, then every hidden case. So nothing a submission could learn from a hidden input (it sees its
+arguments) can reach a public row, an execution error or a check made while it runs.
 """
 
 from __future__ import annotations
@@ -93,16 +97,6 @@ def load_tests(tests_dir: Path, support_dir: Path | None) -> list[testfiles.Test
     return testfiles.load_dir(tests_dir)
 
 
-def probe_module(support_dir: Path | None) -> Any:
-    """The tests' probe module (``<package>.probes`` in the support folder), once the tests imported it."""
-    if support_dir is None:
-        return None
-    root = str(Path(support_dir).resolve()) + "/"
-    return next((m for name, m in list(sys.modules.items())
-                 if name.rsplit(".", 1)[-1] == "probes" and (getattr(m, "__file__", None) or "").startswith(root)),
-                None)
-
-
 class Grader:
     """Grades submissions one after another with sandboxes forked from one zygote."""
 
@@ -111,7 +105,6 @@ class Grader:
         # loaded once per worker: the test files only ever meet plain data from the sandboxes, so
         # one submission cannot leave anything in them for the next
         self.tests = load_tests(tests_dir, support_dir)
-        self.probes = probe_module(support_dir)
 
     def grade(self, path: Path) -> Report:
         return _Run(self, Path(path)).run()
@@ -133,12 +126,15 @@ class _Run:
         self.checks = 0
         self.strikes: dict[str, int] = {}
         self.sandbox: Sandbox | None = None
+        self.first: Sandbox | None = None         # the sandbox that ran the submission's checks
+        self.checked: dict[str, int | None] = {}  # question -> snapshot of its last grader.check
         self.env: dict[str, Any] = {}
+        self.names: Any = None
         self.stopped = ""   # why no sandbox can be had any more
 
     # ---- the whole run
     def run(self) -> Report:
-        self.tests, self.probes = self.g.tests, self.g.probes
+        self.tests = self.g.tests
         self.by_stem = {tf.path.stem: tf for tf in self.tests}
         try:
             self.cells = source.cells(self.path)
@@ -150,17 +146,25 @@ class _Run:
                 self.boot(first=True)
             for tf in self.tests:
                 if tf.name not in self.results:
-                    self.results[tf.name] = self.run_file(tf)
+                    self.results[tf.name] = [self.run_case(tf, c, self.checked.get(tf.name)) for c in tf.cases
+                                             if not c.hidden]
+            for tf in self.tests:
+                self.results[tf.name] += [self.run_case(tf, c, self.checked.get(tf.name)) for c in tf.cases
+                                          if c.hidden]
         finally:
             if self.sandbox is not None:
                 self.sandbox.kill()
-        questions = [QuestionResult(tf.name, tf.points, tf.all_or_nothing, self.results[tf.name])
+        questions = [QuestionResult(tf.name, tf.points, tf.all_or_nothing, self.in_file_order(tf))
                      for tf in self.tests]
         if self.restarts:
             self.notes.append(f"the submission's process was restarted {self.restarts} time(s)")
         return Report(self.path.stem, str(self.path), questions,
                       [self.errors[i] for i in sorted(self.errors)], self.output.text(),
                       self.notes, time.monotonic() - self.start)
+
+    def in_file_order(self, tf: testfiles.TestFile) -> list[CaseResult]:
+        order = {c.name: i for i, c in enumerate(tf.cases)}
+        return sorted(self.results[tf.name], key=lambda r: order.get(r.name, len(order)))
 
     def where(self, cell: int, line: Any) -> str:
         at = f"line {line}" if isinstance(line, int) else "a line"
@@ -182,10 +186,14 @@ class _Run:
         return False
 
     def execute(self, first: bool) -> bool:
-        sb = self.sandbox = self.g.zygote.spawn(self.output)
         try:
-            if self.probes is not None:
-                sb.ship_probes(self.probes, self.limits.statement)
+            sb = self.sandbox = self.g.zygote.spawn(self.output)
+        except (RuntimeError, OSError) as e:
+            self.stopped = f"no sandbox could be started ({e})"
+            return False
+        if first:
+            self.first = sb
+        try:
             if self.path.stat().st_size < 16 * 1024 * 1024:
                 sb.request("file", (self.path.name, self.path.read_bytes()), self.limits.statement,
                            "copying the submission")
@@ -193,19 +201,23 @@ class _Run:
             if not isinstance(counts, list) or len(counts) != len(self.cells):
                 raise StudentError("the submission's process answered nonsense")
         except StudentError as e:
-            self.stopped = f"the submission could not be started ({e})"
+            if first:
+                self.errors[0] = f"the submission could not be compiled ({e})"
+            self.restarts += 1
             return False
+        # errors are reported as the first run met them; a re-run after a crash runs the same code
+        errors = self.errors if first else {}
         sb.on_check = self.checkpoint if first else None
         for i, count in enumerate(counts):
             if isinstance(count, tuple) and len(count) == 3:
-                self.errors[i] = f"{self.where(i, count[2])}: {count[0]}: {count[1]}"
+                errors[i] = f"{self.where(i, count[2])}: {count[0]}: {count[1]}"
                 continue
             if not isinstance(count, list):
                 continue
             lines = [n if isinstance(n, int) else None for n in count]
             for j, line in enumerate(lines):
                 if (i, j) in self.deaths:
-                    self.errors[i] = self.deaths[(i, j)]
+                    errors[i] = self.deaths[(i, j)]
                     break
                 budget = min(self.limits.statement, max(self.deadline - time.monotonic(), 0.01))
                 try:
@@ -215,23 +227,31 @@ class _Run:
                     self.restarts += 1
                     return False
                 if err is not None:
-                    self.errors[i] = self.exec_error(i, err)
+                    errors[i] = self.exec_error(i, err)
                     break
         sb.on_check = None
         try:
-            self.env = self.make_env(sb, sb.request("names", None, self.limits.call, "listing names"))
+            _, self.names = self.list_names(sb, snapshot=False)
         except StudentError as e:
             self.notes.append(str(e))
             self.restarts += 1
             return False
+        self.env = self.make_env(sb, self.names, None)
         return True
+
+    def list_names(self, sb: Sandbox, snapshot: bool) -> tuple[int | None, Any]:
+        reply = sb.request("names", snapshot, self.limits.call, "listing names")
+        if not (isinstance(reply, tuple) and len(reply) == 2):
+            raise StudentError("the submission's process answered nonsense")
+        number, names = reply
+        return (number if type(number) is int else None), names
 
     def exec_error(self, cell: int, err: Any) -> str:
         if isinstance(err, tuple) and len(err) == 3 and isinstance(err[0], str):
             return f"{self.where(cell, err[2])}: {err[0]}: {str(err[1])[:300]}"
         return f"{self.where(cell, None)}: an error"
 
-    def make_env(self, sb: Sandbox, names: Any) -> dict[str, Any]:
+    def make_env(self, sb: Sandbox, names: Any, snapshot: int | None) -> dict[str, Any]:
         env: dict[str, Any] = {}
         if not isinstance(names, dict):
             return env
@@ -239,7 +259,7 @@ class _Run:
             if not (isinstance(name, str) and isinstance(info, tuple) and len(info) == 2):
                 continue
             if info[0] == "function":
-                env[name] = StudentFunction(sb, name, info[1], self.limits.call, self)
+                env[name] = StudentFunction(sb, name, info[1], self.limits.call, self, snapshot)
             elif info[0] == "value":
                 env[name] = info[1]
         return env
@@ -255,42 +275,47 @@ class _Run:
 
     # ---- checking
     def checkpoint(self, question: str) -> None:
-        """``grader.check(question)`` while the notebook runs: check it now, against the names as
-        they are at this point."""
+        """``grader.check(question)`` while the submission runs: keep the definitions as they are
+        now for this question's cases, and run its public cases against them."""
         if self.checks >= self.MAX_CHECKS:
             return
         self.checks += 1
         files = self.tests if question == "*" else [self.by_stem[question]] if question in self.by_stem else []
         sb = self.sandbox
         try:
-            self.env = self.make_env(sb, sb.request("names", None, self.limits.call, "listing names"))
+            number, names = self.list_names(sb, snapshot=True)
         except StudentError:
             return
+        env = self.make_env(sb, names, number)
         for tf in files:
-            self.results[tf.name] = self.run_file(testfiles.load(tf.path), during_exec=True)
+            self.checked[tf.name] = number
+            self.results[tf.name] = [self.run_case(tf, c, number, env) for c in tf.cases if not c.hidden]
 
-    def run_file(self, tf: testfiles.TestFile, during_exec: bool = False) -> list[CaseResult]:
-        return [self.run_case(tf, case, during_exec) for case in tf.cases]
-
-    def run_case(self, tf: testfiles.TestFile, case: testfiles.Case, during_exec: bool) -> CaseResult:
+    def run_case(self, tf: testfiles.TestFile, case: testfiles.Case, snapshot: int | None,
+                 env: dict[str, Any] | None = None) -> CaseResult:
         result = CaseResult(tf.name, case.name, case.points, case.hidden, False)
         sb = self.sandbox
-        if not during_exec and (sb is None or not sb.alive):
-            if not self.stopped and self.boot(first=False):
-                sb = self.sandbox
-            else:
-                result.message = self.stopped or "the submission's process could not be started"
-                return result
-        missing = [p for p in case.params if p != "env" and p not in self.env]
+        if env is None:
+            if sb is None or not sb.alive:
+                if not self.stopped and self.boot(first=False):
+                    sb = self.sandbox
+                else:
+                    result.message = self.stopped or "the submission's process could not be started"
+                    return result
+            # a check's snapshot lives in the sandbox that ran the submission's checks
+            env = self.make_env(sb, self.names, snapshot) if snapshot is not None and sb is self.first \
+                else self.env
+        missing = [p for p in case.params if p != "env" and p not in env]
         try:
-            testfiles.call_case(case, self.env)
+            testfiles.call_case(case, env)
             result.passed = True
         except Exception as e:  # noqa: BLE001 - any failure of a case is its result
             result.message = failure_message(e, missing)
+            if isinstance(e, AssertionError) and not getattr(e, "from_student", False):
+                # only a test's own words name a misconception, never the student's text
+                result.misconception = misconception(result.message)
         if sb is not None and not sb.alive and sb.death and result.passed:
             result.passed, result.message = False, sb.death
-        if not result.passed:
-            if case.failure_message:
-                result.message = f"{result.message}\n{case.failure_message}".strip()
-            result.misconception = misconception(result.message)
+        if not result.passed and case.failure_message:
+            result.message = f"{result.message}\n{case.failure_message}".strip()
         return result

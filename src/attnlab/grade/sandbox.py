@@ -1,20 +1,24 @@
 """The student's side: a zygote that forks one isolated process per submission, and the runtime that
-executes the submission and answers the trusted grader's calls over the narrow channel.
+executes the submission and answers the trusted grader's requests over the narrow channel
+(``protocol.py`` lists them).
 
-Run as ``python -I sandbox.py CONFIG_JSON`` with the control socket on fd 3. The zygote imports numpy
-once, enters private mount and network namespaces, covers every secret path, and then forks a
-sandbox per request in a fraction of the time a fresh interpreter needs. It never loads a test file.
-This file imports nothing from attnlab: its siblings ``wire.py`` and ``jail.py`` are loaded by path.
+Run as ``python -I sandbox.py CONFIG_JSON`` with the control socket on fd 3. The zygote imports
+numpy and the assignment's preloads once and then, per submission, forks a process that enters new
+mount, PID, IPC, UTS and network namespaces (with a cgroup of its own where the machine has them),
+pivots into an allow-list root (``jail.build_root``, ``allowlist.view``) and drops every privilege.
+That process is the first of its PID namespace: when it dies, everything it started dies with it.
+The zygote never loads a test file. This file imports nothing from attnlab: its siblings
+``wire.py``, ``jail.py`` and ``allowlist.py`` are loaded by path.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-import functools
 import importlib.util
 import json
 import os
+import select
 import socket
 import sys
 import traceback
@@ -34,6 +38,7 @@ def _load(name: str):
 
 wire = _load("wire")
 jail = _load("jail")
+allowlist = _load("allowlist")
 
 # Standard exception types that keep their type across the channel; others travel as their nearest
 # standard base class (numpy's LinAlgError arrives as a ValueError-like StudentError, etc.).
@@ -45,10 +50,12 @@ STANDARD_ERRORS = frozenset({
     "UnicodeError", "ValueError", "ZeroDivisionError",
 })
 MAX_VALUE_BYTES = 1 << 20
+MAX_SNAPSHOTS = 64
 PRELOAD = ("math", "random", "itertools", "functools", "collections", "typing", "copy", "time",
            "warnings", "dataclasses", "fractions", "statistics", "string", "re", "json", "io",
            "contextlib", "operator", "numbers", "decimal", "heapq", "bisect", "pprint", "textwrap",
-           "abc", "enum", "numpy.linalg", "numpy.random", "numpy.fft", "numpy.testing")
+           "abc", "enum", "inspect", "numpy.linalg", "numpy.random", "numpy.fft", "numpy.testing",
+           "IPython.core.inputtransformer2")
 
 
 def describe_error(e: BaseException) -> tuple[str, str, str]:
@@ -65,21 +72,20 @@ def describe_error(e: BaseException) -> tuple[str, str, str]:
     return (type(e).__qualname__[:100], base, message[:2000])
 
 
+def python_source(source: str) -> str:
+    """IPython syntax (``%magic``, ``!shell``, ``x?``) as ``get_ipython()`` calls. Done here, in the
+    sandbox and under its limits, because a crafted source can make the transformer slow."""
+    if not any(ch in source for ch in "%!?"):
+        return source
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    try:
+        return TransformerManager().transform_cell(source)
+    except Exception:  # noqa: BLE001 - the compiler reports the syntax error
+        return source
+
+
 # ---- the runtime that executes the submission ---------------------------------------------------
-
-class Callback:
-    """A callable that lives on the trusted side (a test's function given to the student's code)."""
-
-    def __init__(self, runtime: "Runtime", handle: "wire.Handle"):
-        self._runtime, self._handle = runtime, handle
-
-    def __call__(self, *args, **kwargs):
-        status, body = self._runtime.endpoint.request("cb", (self._handle.id, args, kwargs))
-        if status == "ok":
-            return self._runtime.resolve(body)
-        name, base, message = body
-        raise getattr(builtins, base, RuntimeError)(message)
-
 
 class Shell:
     """Stand-in for IPython's shell behind ``get_ipython()``: magics that only display or configure
@@ -113,8 +119,9 @@ class Shell:
 class Runtime:
     def __init__(self, sock: socket.socket):
         self.ns: dict = {"__name__": "__main__", "__builtins__": builtins}
+        self.snapshots: list[dict] = []
         self.cells: list[list[types.CodeType]] = []
-        self.probes: types.ModuleType | None = None
+        self.callbacks: dict[int, int] = {}   # id(callback function) -> handle number
         self.endpoint = wire.Endpoint(sock, self.serve, self.encode_ref, describe_error)
         shell = Shell(self.ns)
         self.ns["get_ipython"] = lambda: shell
@@ -148,21 +155,30 @@ class Runtime:
         return module
 
     # values crossing the channel
+    def callback(self, hid: int):
+        """A function the trusted side lent for the current call: calling it is all one can do
+        with it. It carries a number, never the lender's code, name, arguments or globals."""
+        endpoint = self.endpoint
+
+        def f(*args, **kwargs):
+            status, body = endpoint.request("cb", (hid, args, kwargs))
+            if status == "ok":
+                return self.resolve(body)
+            _, base, message = body if isinstance(body, tuple) and len(body) == 3 else ("", "", "")
+            raise getattr(builtins, base, RuntimeError)(message)
+
+        self.callbacks[id(f)] = hid
+        return f
+
     def encode_ref(self, obj):
-        if isinstance(obj, Callback):
-            return obj._handle
-        return None
+        hid = self.callbacks.get(id(obj))
+        return wire.Handle(hid) if hid is not None else None
 
     def resolve(self, value):
         if isinstance(value, wire.Ref):
             return self.ns.get(value.name)
         if isinstance(value, wire.Handle):
-            return Callback(self, value)
-        if isinstance(value, wire.Probe):
-            fn = getattr(self.probes, value.name, None)
-            if not isinstance(fn, types.FunctionType):
-                raise TypeError(f"no probe function {value.name!r}")
-            return functools.partial(fn, *self.resolve(value.args), **self.resolve(value.kwargs))
+            return self.callback(value.id)
         if isinstance(value, list):
             return [self.resolve(v) for v in value]
         if isinstance(value, tuple):
@@ -173,19 +189,16 @@ class Runtime:
 
     def serve(self, kind: str, body):
         try:
-            return getattr(self, f"do_{kind}")(body)
+            handler = getattr(self, f"do_{kind}", None)
+            if handler is None:
+                raise TypeError(f"unknown request {kind!r}")
+            return handler(body)
         finally:
             for stream in (sys.stdout, sys.stderr):
                 try:
                     stream.flush()
                 except BaseException:  # noqa: BLE001 - the student may have replaced the stream
                     pass
-
-    def do_probes(self, source: str):
-        """The tests' probe module: functions the tests hand to the student's code by name."""
-        module = types.ModuleType("attnlab_probes")
-        exec(compile(source, "<probes>", "exec"), module.__dict__)
-        self.probes = module
 
     def do_file(self, body):
         """The submission's own file, in the working directory, as otter has it."""
@@ -200,7 +213,7 @@ class Runtime:
         for i, source in enumerate(sources):
             filename = f"<cell {i + 1}>"
             try:
-                tree = ast.parse(source, filename)
+                tree = ast.parse(python_source(source), filename)
                 codes = [compile(ast.Module([node], []), filename, "exec") for node in tree.body]
                 out.append([node.lineno for node in tree.body])
             except (SyntaxError, ValueError, MemoryError, RecursionError) as e:
@@ -223,10 +236,16 @@ class Runtime:
             return (name, message[:300], line)
         return None
 
-    def do_names(self, _):
-        """What the submission defined: callables by signature, small plain values by value."""
+    def do_names(self, snapshot: bool):
+        """What the submission defined: callables by signature, small plain values by value. With
+        ``snapshot``, the names as they are now are kept under a number for later calls."""
+        ns = self.ns
+        number = None
+        if snapshot and len(self.snapshots) < MAX_SNAPSHOTS:
+            self.snapshots.append(dict(ns))
+            number = len(self.snapshots) - 1
         out = {}
-        for name, value in list(self.ns.items()):
+        for name, value in list(ns.items()):
             if not isinstance(name, str) or name.startswith("__") or isinstance(value, types.ModuleType):
                 continue
             if callable(value):
@@ -238,7 +257,7 @@ class Runtime:
                 out[name] = ("opaque", type(value).__name__[:100])
                 continue
             out[name] = ("value", value) if len(data) <= MAX_VALUE_BYTES else ("opaque", "large")
-        return out
+        return (number, out)
 
     @staticmethod
     def signature(fn):
@@ -262,15 +281,17 @@ class Runtime:
         return params
 
     def do_call(self, body):
-        name, args, kwargs = body
-        fn = self.ns.get(name)
+        """Call a student function on the arguments as sent (this side's own copies); reply with
+        the result and which array arguments the function changed in place."""
+        name, snapshot, args, kwargs = body
+        ns = self.snapshots[snapshot] if isinstance(snapshot, int) and 0 <= snapshot < len(self.snapshots) else self.ns
+        fn = ns.get(name)
         if not callable(fn):
             raise NameError(f"name '{name}' is not defined")
         args, kwargs = self.resolve(args), self.resolve(kwargs)
         before = {key: value.copy() for key, value in _arrays(args, kwargs)}
         result = fn(*args, **kwargs)
-        changed = [(key, value) for key, value in _arrays(args, kwargs)
-                   if key in before and not _same(before[key], value)]
+        changed = [key for key, value in _arrays(args, kwargs) if key in before and not _same(before[key], value)]
         return (result, changed)
 
 
@@ -287,55 +308,96 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
-# ---- the zygote -------------------------------------------------------------------------------
+# ---- one sandbox --------------------------------------------------------------------------------
 
 def _own_user(config: dict) -> bool:
-    """Started as root with a sandbox user id: sandboxes run as that user, swept by it afterwards."""
+    """Started as root with a sandbox user id: sandboxes run as that user."""
     return os.geteuid() == 0 and config.get("uid") is not None
 
 
-def run_sandbox(chan_fd: int, out_fd: int, config: dict, mode: str) -> None:
-    """In the forked child: isolate, drop privileges, then serve the trusted side until it closes."""
+def _outer(chan_fd: int, out_fd: int, report_fd: int, config: dict, mode: str, cgroup) -> None:
+    """The forked child that stays in the zygote's PID namespace: it enters the new namespaces,
+    forks the sandbox (the first process of the new PID namespace), reports its pid and waits."""
     try:
         os.setsid()
         jail.die_with_parent()
-        uid, gid = config.get("uid"), config.get("gid")
-        own_user = _own_user(config)
-        if mode in ("root", "userns"):
-            jail.unshare(jail.CLONE_NEWNS)
-            jail.private_tmp()
+        if cgroup is not None:
+            cgroup.add(os.getpid())
+        if mode != "none":
+            uid, gid = os.getuid(), os.getgid()
+            jail.unshare(jail.CLONE_NEWNS | jail.CLONE_NEWPID | jail.CLONE_NEWIPC | jail.CLONE_NEWUTS
+                         | jail.CLONE_NEWNET | (jail.CLONE_NEWUSER if mode == "userns" else 0))
+            if mode == "userns":
+                jail.map_user(uid, gid)
+        alive_r, alive_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(alive_w)
+            os.close(report_fd)
+            run_sandbox(chan_fd, out_fd, alive_r, config, mode)
+        os.close(alive_r)
+        os.write(report_fd, str(pid).encode())
+        os.close(report_fd)
+        os.closerange(0, alive_w)
+        os.closerange(alive_w + 1, 65536)
+        while True:
+            try:
+                _, status = os.waitpid(pid, 0)
+                break
+            except InterruptedError:
+                continue
+        os._exit(128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status))
+    except BaseException:  # noqa: BLE001 - a sandbox that cannot isolate itself must not run
+        os.write(out_fd, traceback.format_exc().encode()[-4000:])
+        os._exit(70)
+
+
+def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: str) -> None:
+    """In the sandbox process: build its root, drop privileges, then serve the trusted side."""
+    try:
+        if mode != "none":
+            jail.build_root(jail.View(config["binds"], config["masks"], config["scratch_mb"]))
+            jail.sethostname("sandbox")
             work = "/tmp/work"
         else:
-            work = _workdir(os.getppid(), os.getpid())
+            work = _workdir(config["zygote"], os.getpid())
+        own_user = _own_user(config)
         os.makedirs(work, mode=0o700)
         if own_user:
-            os.chown(work, uid, gid)
+            os.chown(work, config["uid"], config["gid"])
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
-        os.closerange(3, chan_fd)
-        os.closerange(chan_fd + 1, 65536)
+        keep = sorted({chan_fd, alive_fd})
+        os.closerange(3, keep[0])
+        os.closerange(keep[0] + 1, keep[1])
+        os.closerange(keep[1] + 1, 65536)
         jail.set_limits(memory_mb=config["memory_mb"], cpu_seconds=config["cpu_seconds"],
                         nproc=config["nproc"] if own_user else None)
         if own_user:
             # also where namespaces were refused (a container without CAP_SYS_ADMIN): the
             # submission never runs as root
-            jail.drop_privileges(uid, gid)
+            jail.drop_privileges(config["uid"], config["gid"])
+        elif mode == "userns":
+            jail.drop_capabilities()
         jail.no_new_privileges()
+        jail.die_with_parent()   # after the change of user, which clears it
+        if select.select([alive_fd], [], [], 0)[0]:
+            os._exit(0)   # the parent died before we asked to die with it
         os.chdir(work)
-        keep = {"LANG", "LC_ALL", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"}
+        keep_env = {"LANG", "LC_ALL", *config["thread_vars"]}
         for key in list(os.environ):
-            if key not in keep:
+            if key not in keep_env:
                 del os.environ[key]
-        os.environ.update(HOME=work, PATH="/usr/local/bin:/usr/bin:/bin", TMPDIR="/tmp")
+        os.environ.update(HOME=work, PATH="/usr/local/bin:/usr/bin:/bin", TMPDIR="/tmp",
+                          MPLCONFIGDIR=os.path.join(work, ".matplotlib"), MPLBACKEND="Agg")
         sys.path.insert(0, work)
         sys.stdout = open(1, "w", buffering=1, closefd=False)
         sys.stderr = open(2, "w", buffering=1, closefd=False)
         sock = socket.socket(fileno=chan_fd)
     except BaseException:  # noqa: BLE001 - a sandbox that cannot isolate itself must not run
-        traceback.print_exc()
+        os.write(out_fd, traceback.format_exc().encode()[-4000:])
         os._exit(70)
     try:
         Runtime(sock).endpoint.serve_forever()
@@ -345,33 +407,156 @@ def run_sandbox(chan_fd: int, out_fd: int, config: dict, mode: str) -> None:
 
 
 def _workdir(zygote_pid: int, pid: int) -> str:
-    """Without a private /tmp, each sandbox works in a folder the zygote removes afterwards."""
+    """Without namespaces, each sandbox works in a folder the zygote removes afterwards."""
     import tempfile
 
     return os.path.join(tempfile.gettempdir(), f"attnlab-sandbox-{zygote_pid}-{pid}")
 
 
-def zygote(config: dict) -> None:
-    ctl = socket.socket(fileno=config["ctl_fd"])
-    for name in PRELOAD:
-        __import__(name)
-    mode = "none"
-    if config.get("isolate", True):
+# ---- the zygote -------------------------------------------------------------------------------
+
+class Zygote:
+    def __init__(self, config: dict):
+        self.config = config
+        self.count = 0
+        self.running: dict[int, tuple[int, object]] = {}   # sandbox pid -> (outer pid, cgroup)
+        self.mode = "none"
+
+    def spawn(self, chan_fd: int, out_fd: int, mode: str) -> tuple[int, str | None]:
+        """Fork one sandbox; returns its pid and the file that counts its CPU time (or None)."""
+        self.count += 1
+        cgroup = None
+        if mode == "root":
+            cgroup = jail.Cgroup.create(f"attnlab-{os.getpid()}-{self.count}",
+                                        memory_mb=self.config["memory_mb"], pids=self.config["nproc"])
+        report_r, report_w = os.pipe()
+        outer = os.fork()
+        if outer == 0:
+            os.close(report_r)
+            _outer(chan_fd, out_fd, report_w, self.config, mode, cgroup)
+        os.close(report_w)
         try:
-            mode = jail.private_namespace(network=True)
+            ready = select.select([report_r], [], [], 30)[0]
+            data = os.read(report_r, 32) if ready else b""
+        finally:
+            os.close(report_r)
+        if not data.isdigit():
+            self.finish(outer, None, cgroup)
+            return -1, None
+        pid = int(data)
+        self.running[pid] = (outer, cgroup)
+        return pid, _cpu_file(cgroup)
+
+    def kill(self, pid: int) -> tuple[int | None, bool]:
+        """Kill a sandbox and everything it started; its wait status and whether all is gone."""
+        outer, cgroup = self.running.pop(pid, (None, None))
+        if outer is None:
+            return None, True
+        try:
+            os.kill(pid, 9)
         except OSError:
-            mode = "none"
-        if mode != "none":
-            needed = sorted({sys.base_prefix, sys.prefix, os.path.dirname(os.path.dirname(np.__file__))})
-            jail.hide(config.get("hide", []), keep=needed)
-            if mode == "root":
-                jail.expose(needed)
-    jail.become_subreaper()
-    sweep_uid = config.get("uid") if _own_user(config) else None
-    if sweep_uid is not None:
-        jail.sweep(uid=sweep_uid, reaped={})   # whatever an earlier run left behind
-    ctl.sendall(wire.encode(("ready", mode)))
-    children: dict[int, int] = {}
+            pass
+        return self.finish(outer, pid, cgroup)
+
+    def finish(self, outer: int, pid: int | None, cgroup) -> tuple[int | None, bool]:
+        if self.mode == "none":
+            try:
+                os.kill(outer, 9)
+            except OSError:
+                pass
+            reaped: dict[int, int] = {}
+            clean = jail.sweep(uid=self.config["uid"] if _own_user(self.config) else None, reaped=reaped)
+            status = reaped.get(outer)
+            if pid is not None:
+                import shutil
+
+                shutil.rmtree(_workdir(os.getpid(), pid), ignore_errors=True)
+        else:
+            status, clean = _wait(outer, 10.0), True
+            if status is None:
+                os.kill(outer, 9)
+                status, clean = _wait(outer, 5.0), False
+        if cgroup is not None:
+            cgroup.remove()
+        if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) > 128:
+            status = os.WEXITSTATUS(status) - 128   # the sandbox's own death, as a signal status
+        return status, clean
+
+
+def _wait(pid: int, limit: float) -> int | None:
+    import time
+
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return None
+        if done:
+            return status
+        time.sleep(0.002)
+    return None
+
+
+def _cpu_file(cgroup) -> str | None:
+    if cgroup is None:
+        return None
+    return (f"{cgroup.dirs['cpuacct']}/cpuacct.usage" if cgroup.version == 1
+            else f"{cgroup.dirs['unified']}/cpu.stat")
+
+
+def _trial(zygote: Zygote, mode: str) -> bool:
+    """Whether a sandbox can be built in ``mode`` here: fork one, let it set up, and end it."""
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    out_r, out_w = os.pipe()
+    try:
+        pid, _ = zygote.spawn(b.fileno(), out_w, mode)
+        if pid < 0:
+            return False
+        os.close(out_w)
+        out_w = -1
+        b.close()
+        endpoint = wire.Endpoint(a, lambda kind, body: None)
+        try:
+            status, _ = endpoint.request("names", False, wire.Deadline(20.0))
+            ok = status == "ok"
+        except (wire.WireError, wire.ChannelTimeout, OSError):
+            ok = False
+        zygote.kill(pid)
+        return ok
+    finally:
+        a.close()
+        if out_w >= 0:
+            os.close(out_w)
+        os.close(out_r)
+
+
+def main(config: dict) -> None:
+    jail.die_with_parent()
+    if os.getppid() != config["parent"]:
+        os._exit(0)
+    ctl = socket.socket(fileno=config["ctl_fd"])
+    for name in (*PRELOAD, *config.get("preload", [])):
+        try:
+            __import__(name)
+        except Exception:  # noqa: BLE001 - a missing optional package is the student's import error
+            pass
+    config["binds"], config["masks"] = allowlist.view(config.get("packages", []))
+    config["zygote"] = os.getpid()
+    zygote = Zygote(config)
+    modes = ([] if not config.get("isolate", True) else ["root"] if os.geteuid() == 0 else []) + \
+        (["userns"] if config.get("isolate", True) else [])
+    for mode in modes:
+        zygote.mode = mode
+        if _trial(zygote, mode):
+            break
+    else:
+        zygote.mode = "none"
+    if zygote.mode == "none":
+        jail.become_subreaper()
+        if _own_user(config):
+            jail.sweep(uid=config["uid"], reaped={})   # whatever an earlier run left behind
+    ctl.sendall(wire.encode(("ready", zygote.mode)))
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 4)
@@ -379,30 +564,27 @@ def zygote(config: dict) -> None:
             break
         if not data:
             break
-        msg = wire.decode(data)
-        if msg[0] == "spawn":
+        try:
+            msg = wire.decode(data)
+        except wire.WireError:
+            break
+        if msg[0] == "spawn" and len(fds) == 2:
             chan_fd, out_fd = fds
-            pid = os.fork()
-            if pid == 0:
-                ctl.close()
-                run_sandbox(chan_fd, out_fd, config, mode)
+            pid, cpu_file = zygote.spawn(chan_fd, out_fd, zygote.mode)
             os.close(chan_fd)
             os.close(out_fd)
-            ctl.sendall(wire.encode(("spawned", pid)))
+            ctl.sendall(wire.encode(("spawned", pid, cpu_file)))
         elif msg[0] == "kill":
             for fd in fds:
                 os.close(fd)
-            clean = jail.sweep(uid=sweep_uid, reaped=children)
-            if mode == "none":
-                import shutil
-
-                shutil.rmtree(_workdir(os.getpid(), msg[1]), ignore_errors=True)
-            ctl.sendall(wire.encode(("killed", children.pop(msg[1], None), clean)))
+            status, clean = zygote.kill(msg[1])
+            ctl.sendall(wire.encode(("killed", status, clean)))
         else:
             break
-    jail.sweep(uid=sweep_uid, reaped={})
+    for pid in list(zygote.running):
+        zygote.kill(pid)
     os._exit(0)
 
 
 if __name__ == "__main__":
-    zygote(json.loads(sys.argv[1]))
+    main(json.loads(sys.argv[1]))

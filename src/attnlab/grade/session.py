@@ -1,18 +1,14 @@
 """The trusted side of the channel: the zygote that forks sandboxes, one running sandbox, and the
-proxies through which test files call the student's functions.
+proxies through which test files call the student's functions (``protocol.py`` lists every message).
 
-Callables that a test passes to the student's code are resolved on the student's side: the student's
-own functions by name (a Ref), and the functions of the tests' probe module (``<package>.probes`` in
-the support folder, shipped to each sandbox as source; see ``ship_probes``) by name with their bound
-arguments (a Probe), so an equivariance checker calls them without round trips. Any other callable
-becomes a callback into the trusted process, valid only while the call that carried them runs, so
-the rest of the test code and the oracle stay out of the sandbox.
+A callable that a test passes to the student's code stays here: the student's side gets a number it
+can only call back (a Handle), valid while the call that carried it runs; the student's own functions
+travel by name (a Ref). No test code, name, bound argument or global crosses to the sandbox.
 """
 
 from __future__ import annotations
 
 import builtins
-import functools
 import inspect
 import json
 import os
@@ -24,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from . import wire
+from . import jail, wire
 
 SANDBOX = Path(__file__).with_name("sandbox.py")
 THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
@@ -100,22 +96,32 @@ class Output:
 
 
 class Zygote:
-    """A clean interpreter with numpy loaded, inside private namespaces, that forks sandboxes."""
+    """A clean interpreter with numpy and the assignment's preloads loaded, that forks sandboxes.
 
-    def __init__(self, *, hide: list[str], uid: int | None, gid: int | None, memory_mb: int,
-                 cpu_seconds: int, nproc: int = 64, isolate: bool = True):
+    ``packages`` are the distributions a submission may import (numpy and IPython always; their
+    dependencies come along); ``preload`` the modules imported once, before any fork."""
+
+    def __init__(self, *, uid: int | None, gid: int | None, memory_mb: int, cpu_seconds: int,
+                 packages: tuple[str, ...] = (), preload: tuple[str, ...] = (), nproc: int = 64,
+                 isolate: bool = True):
         self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        config = dict(hide=hide, uid=uid, gid=gid, memory_mb=memory_mb, cpu_seconds=cpu_seconds,
-                      nproc=nproc, isolate=isolate, ctl_fd=theirs.fileno())
+        config = dict(uid=uid, gid=gid, memory_mb=memory_mb, cpu_seconds=cpu_seconds, nproc=nproc,
+                      isolate=isolate, ctl_fd=theirs.fileno(), parent=os.getpid(),
+                      packages=list(packages), preload=list(preload), thread_vars=list(THREAD_VARS),
+                      scratch_mb=min(256, max(memory_mb // 8, 16)))
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-        env.update({k: "1" for k in THREAD_VARS})
+        env.update({k: "1" for k in THREAD_VARS}, MPLBACKEND="Agg")
         self.proc = subprocess.Popen(
             [sys.executable, "-I", str(SANDBOX), json.dumps(config)],
             pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=env,
         )
         theirs.close()
         self.ctl.settimeout(60)
-        status, self.mode = self._recv()
+        try:
+            status, self.mode = self._recv()
+        except (OSError, wire.WireError, ValueError) as e:
+            self.close()
+            raise RuntimeError(f"the sandbox zygote did not start ({e})") from None
         if status != "ready":
             raise RuntimeError("the sandbox zygote did not start")
 
@@ -134,8 +140,11 @@ class Zygote:
             theirs.close()
             os.close(out_w)
         output.drain(out_r)
-        _, pid = self._recv()
-        return Sandbox(self, pid, mine)
+        _, pid, cpu_file = self._recv()
+        if pid < 0:
+            mine.close()
+            raise RuntimeError("the sandbox could not be started")
+        return Sandbox(self, pid, mine, cpu_file)
 
     def kill(self, pid: int) -> tuple[int | None, bool]:
         """Kill the sandbox and everything it started; its wait status (if it was reaped)."""
@@ -170,14 +179,18 @@ def _describe_status(status: int | None) -> str:
 class Sandbox:
     """One running sandbox process and the channel to it."""
 
-    def __init__(self, zygote: Zygote, pid: int, sock: socket.socket):
+    # a call may use ``timeout`` seconds of its own CPU time; this many times that in wall-clock
+    # time stops one that sleeps or waits (a neighbour's load cannot make it time out)
+    WALL_FACTOR = 5
+
+    def __init__(self, zygote: Zygote, pid: int, sock: socket.socket, cpu_file: str | None):
         self.zygote, self.pid, self.sock = zygote, pid, sock
         self.alive = True
         self.death = ""   # why it stopped, when a timeout or crash stopped it
         self.handles: dict[int, Callable] = {}
         self.calls = 0
         self.on_check: Callable[[str], None] | None = None
-        self.probes: Any = None   # the probe module, once shipped
+        self.cpu_file = cpu_file
         self.endpoint = wire.Endpoint(sock, self._serve, self._encode_ref, describe_trusted_error)
         try:
             self.pidfd = os.pidfd_open(pid)
@@ -185,18 +198,36 @@ class Sandbox:
         except (AttributeError, OSError):
             self.pidfd = None
 
+    def cpu_seconds(self) -> float:
+        """CPU time used by everything the submission runs (its cgroup, else its process tree)."""
+        if self.cpu_file is not None:
+            try:
+                with open(self.cpu_file) as f:
+                    text = f.read()
+                if self.cpu_file.endswith("cpuacct.usage"):
+                    return int(text) / 1e9
+                for line in text.splitlines():
+                    if line.startswith("usage_usec"):
+                        return int(line.split()[1]) / 1e6
+            except (OSError, ValueError):
+                pass
+        return jail.tree_cpu_seconds(self.pid)
+
     def request(self, kind: str, body: Any, timeout: float, what: str) -> Any:
-        """A request that the student's side must answer in ``timeout`` seconds; its failures come
-        back as StudentError, and a timeout or crash kills the sandbox."""
+        """A request that the student's side must answer within ``timeout`` seconds of its own CPU
+        time (and WALL_FACTOR times that of wall-clock time); its failures come back as
+        StudentError, and a timeout, crash or broken message kills the sandbox."""
         if not self.alive:
             raise SandboxDied(f"{what}: the submission's process had already stopped")
         self.calls += 1
+        deadline = wire.Deadline(self.WALL_FACTOR * timeout, timeout, self.cpu_seconds)
         try:
-            status, body = self.endpoint.request(kind, body, time.monotonic() + timeout,
-                                                 paused=lambda k: k == "check")
-        except wire.ChannelTimeout:
+            status, body = self.endpoint.request(kind, body, deadline)
+        except wire.ChannelTimeout as e:
             self.kill()
-            self.death = self.death or f"{what} timed out after {timeout:g} s"
+            kind_of = "CPU time" if e.what == "cpu" else "waiting time"
+            limit = timeout if e.what == "cpu" else self.WALL_FACTOR * timeout
+            self.death = self.death or f"{what} timed out ({kind_of} over {limit:g} s)"
             raise StudentTimeout(self.death) from None
         except (wire.WireError, OSError) as e:
             detail = self.kill()
@@ -214,17 +245,14 @@ class Sandbox:
             raise student_exception(*_error_body(body))
         return body
 
-    def ship_probes(self, module: Any, timeout: float) -> None:
-        """Send the probe module's source to the student's side. By convention it is self-contained
-        (numpy and the standard library only) and holds no secrets: the student's code can see it."""
-        self.request("probes", inspect.getsource(module), timeout, "loading the tests' probe functions")
-        self.probes = module
-
-    def call(self, name: str, args: tuple, kwargs: dict, timeout: float) -> Any:
-        body = self.request("call", (name, args, kwargs), timeout, f"{name}(...)")
-        result, changed = _call_reply(body)
-        _write_back(args, kwargs, changed)
-        return self._resolve(result)
+    def call(self, name: str, snapshot: int | None, args: tuple, kwargs: dict, timeout: float) -> tuple[Any, list]:
+        """Call the student's function on plain copies of the arguments: whatever it does to them
+        stays on its side. Returns the result and which arguments it changed in place."""
+        body = self.request("call", (name, snapshot, args, kwargs), timeout, f"{name}(...)")
+        if not (isinstance(body, tuple) and len(body) == 2 and isinstance(body[1], list)):
+            raise StudentError("malformed reply from the submission's process")
+        result, changed = body
+        return self._resolve(result), [k for k in changed if isinstance(k, (int, str)) and not isinstance(k, bool)]
 
     def kill(self) -> str:
         if not self.alive:
@@ -243,10 +271,10 @@ class Sandbox:
     def _serve(self, kind: str, body: Any) -> Any:
         if kind == "cb" and isinstance(body, tuple) and len(body) == 3:
             hid, args, kwargs = body
-            fn = self.handles.get(hid)
+            fn = self.handles.get(hid) if type(hid) is int else None
             if fn is None or not isinstance(args, tuple) or not isinstance(kwargs, dict) or \
                     not all(isinstance(k, str) for k in kwargs):
-                raise TypeError("this callback is no longer valid")
+                raise TypeError("this function can no longer be called")
             return fn(*self._resolve(args), **self._resolve(kwargs))
         if kind == "check" and isinstance(body, str):
             if self.on_check is not None and self.calls == 1:
@@ -254,25 +282,11 @@ class Sandbox:
             return None
         raise TypeError(f"unknown request {kind!r}")
 
-    def _as_probe(self, obj: Any) -> wire.Probe | None:
-        """A function of the shipped probe module, or a partial of one, as a Probe."""
-        if self.probes is None:
-            return None
-        func, args, kwargs = obj, (), {}
-        if isinstance(obj, functools.partial):
-            func, args, kwargs = obj.func, obj.args, obj.keywords
-        name = getattr(func, "__name__", "")
-        if getattr(self.probes, name, None) is func and name.isidentifier():
-            return wire.Probe(name, args, kwargs)
-        return None
-
     def _encode_ref(self, obj: Any) -> Any:
         if isinstance(obj, StudentFunction) and obj._sandbox is self:
             return wire.Ref(obj._name)
-        probe = self._as_probe(obj)
-        if probe is not None:
-            return probe
         if callable(obj):
+            # lent for the duration of the call: the student's side gets a number to call back
             hid = len(self.handles) + 1
             self.handles[hid] = obj
             return wire.Handle(hid)
@@ -284,7 +298,7 @@ class Sandbox:
         if isinstance(value, wire.Handle):
             fn = self.handles.get(value.id)
             if fn is None:
-                raise StudentError("the submission returned a callback it was given")
+                raise StudentError("the submission returned a function it was lent")
             return fn
         if isinstance(value, list):
             return [self._resolve(v) for v in value]
@@ -301,40 +315,17 @@ def _error_body(body: Any) -> tuple[str, str, str]:
     return ("StudentError", "", "malformed error")
 
 
-def _call_reply(body: Any) -> tuple[Any, list]:
-    if not (isinstance(body, tuple) and len(body) == 2 and isinstance(body[1], list)):
-        raise StudentError("malformed reply from the submission's process")
-    return body
-
-
-def _write_back(args: tuple, kwargs: dict, changed: list) -> None:
-    """Arrays the student's function changed in place change here too, as they would in-process."""
-    import numpy as np
-
-    for item in changed:
-        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], np.ndarray)):
-            continue
-        key, new = item
-        if isinstance(key, int) and not isinstance(key, bool) and 0 <= key < len(args):
-            orig = args[key]
-        elif isinstance(key, str):
-            orig = kwargs.get(key)
-        else:
-            continue
-        if isinstance(orig, np.ndarray) and orig.shape == new.shape and orig.flags.writeable:
-            try:
-                orig[...] = new
-            except (TypeError, ValueError):
-                pass
-
-
 class StudentFunction:
     """A test's handle on one of the student's functions. Calling it calls the function in the
-    sandbox; arguments and results cross as plain data."""
+    sandbox (as it was at ``snapshot``, a ``grader.check`` point, or as it is now); arguments and
+    results cross as plain data, so the test's own arrays never change. ``mutated_arguments`` says
+    which arguments (positions, keyword names) the latest call changed on the student's side."""
 
     def __init__(self, sandbox: Sandbox, name: str, params: list | None, timeout: float,
-                 guard: Any = None):
+                 guard: Any = None, snapshot: int | None = None):
         self._sandbox, self._name, self._timeout, self._guard = sandbox, name, timeout, guard
+        self._snapshot = snapshot
+        self.mutated_arguments: tuple = ()
         self.__name__ = self.__qualname__ = name
         self.__doc__ = None
         sig = _signature(params)
@@ -344,12 +335,15 @@ class StudentFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._guard is not None:
             self._guard.before_call(self._name)
+        self.mutated_arguments = ()
         try:
-            return self._sandbox.call(self._name, args, kwargs, self._timeout or 10.0)
+            result, changed = self._sandbox.call(self._name, self._snapshot, args, kwargs, self._timeout or 10.0)
         except StudentTimeout:
             if self._guard is not None:
                 self._guard.timed_out(self._name)
             raise
+        self.mutated_arguments = tuple(changed)
+        return result
 
     def __repr__(self) -> str:
         return f"<function {self._name} (student's, sandboxed)>"

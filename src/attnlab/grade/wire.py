@@ -45,7 +45,54 @@ class ChannelClosed(WireError):
 
 
 class ChannelTimeout(Exception):
-    """No reply before the deadline."""
+    """No reply before the deadline; ``what`` says which limit ran out ("cpu" or "wall")."""
+
+    def __init__(self, what: str = "wall"):
+        super().__init__(what)
+        self.what = what
+
+
+class Deadline:
+    """How long to wait for the other side: wall-clock seconds and, when ``cpu_now`` can measure
+    the other side's CPU time, CPU seconds of its own. Time spent serving the other side's requests
+    (``paused``) counts against neither."""
+
+    def __init__(self, wall: float, cpu: float | None = None,
+                 cpu_now: Callable[[], float] | None = None):
+        self.end = time.monotonic() + wall
+        self.cpu, self.cpu_now = (cpu, cpu_now) if cpu is not None and cpu_now is not None else (None, None)
+        self.cpu_start = self.cpu_now() if self.cpu_now else 0.0
+        self.cores = max(os.cpu_count() or 1, 1)
+
+    def left(self) -> float:
+        """Seconds to wait before asking again; ChannelTimeout once a limit has run out."""
+        wall = self.end - time.monotonic()
+        if wall <= 0:
+            raise ChannelTimeout("wall")
+        if self.cpu_now is None:
+            return wall
+        used = self.cpu_now() - self.cpu_start
+        if used >= self.cpu:
+            raise ChannelTimeout("cpu")
+        # the other side cannot use CPU faster than all cores at once
+        return max(0.005, min(wall, (self.cpu - used) / self.cores, 0.25))
+
+    def paused(self) -> "_Pause":
+        return _Pause(self)
+
+
+class _Pause:
+    def __init__(self, deadline: Deadline):
+        self.d = deadline
+
+    def __enter__(self) -> None:
+        self.wall = time.monotonic()
+        self.cpu = self.d.cpu_now() if self.d.cpu_now else 0.0
+
+    def __exit__(self, *exc: object) -> None:
+        self.d.end += time.monotonic() - self.wall
+        if self.d.cpu_now:
+            self.d.cpu_start += self.d.cpu_now() - self.cpu
 
 
 class Ref:
@@ -55,16 +102,6 @@ class Ref:
 
     def __init__(self, name: str):
         self.name = name
-
-
-class Probe:
-    """A function of the tests' shipped probe module, by name, with the arguments bound to it
-    (a ``functools.partial``): the student's side rebuilds and runs it, with no round trips."""
-
-    __slots__ = ("name", "args", "kwargs")
-
-    def __init__(self, name: str, args: tuple, kwargs: dict):
-        self.name, self.args, self.kwargs = name, args, kwargs
 
 
 class Handle:
@@ -79,7 +116,7 @@ class Handle:
 # ---- values --------------------------------------------------------------------------------
 
 def encode(value: Any, *, ref: Callable[[Any], Any] | None = None) -> bytes:
-    """Encode plain data; ``ref(obj)`` may turn other objects into a Ref, Probe or Handle (or None)."""
+    """Encode plain data; ``ref(obj)`` may turn other objects into a Ref or Handle (or None)."""
     out: list[bytes] = []
     _enc(value, out, 0, ref)
     return b"".join(out)
@@ -103,11 +140,6 @@ def _enc(v: Any, out: list[bytes], depth: int, ref) -> None:
         _enc_str(v.name, out)
     elif isinstance(v, Handle):
         out.append(b"K" + _U32.pack(v.id))
-    elif isinstance(v, Probe):
-        out.append(b"P")
-        _enc_str(v.name, out)
-        _enc(tuple(v.args), out, depth + 1, ref)
-        _enc(dict(v.kwargs), out, depth + 1, ref)
     elif isinstance(v, np.ndarray):
         arr = np.ascontiguousarray(np.asarray(v).view(np.ndarray))
         if arr.dtype.str not in DTYPES:
@@ -171,9 +203,14 @@ def _enc(v: Any, out: list[bytes], depth: int, ref) -> None:
 
 
 def decode(data: bytes) -> Any:
-    """Decode and validate; raises WireError on anything malformed."""
+    """Decode and validate; raises WireError on anything malformed, whatever the bytes."""
     dec = _Decoder(memoryview(data))
-    value = dec.value(0)
+    try:
+        value = dec.value(0)
+    except WireError:
+        raise
+    except Exception as e:  # noqa: BLE001 - no input may end the receiver in another way
+        raise WireError(f"malformed value ({type(e).__name__})") from None
     if dec.pos != len(data):
         raise WireError("trailing bytes after the value")
     return value
@@ -258,7 +295,7 @@ class _Decoder:
             size = 1
             for n in shape:
                 size *= n
-            if size * dtype.itemsize != nbytes:
+            if any(n > MAX_FRAME for n in shape) or size * dtype.itemsize != nbytes:
                 raise WireError("array data does not match its shape")
             return np.frombuffer(self.take(nbytes), dtype=dtype).reshape(shape).copy()
         if tag == b"g":
@@ -271,12 +308,6 @@ class _Decoder:
             return Ref(self.text())
         if tag == b"K":
             return Handle(self.u32())
-        if tag == b"P":
-            name, args, kwargs = self.text(), self.value(depth + 1), self.value(depth + 1)
-            if not (name.isidentifier() and isinstance(args, tuple) and isinstance(kwargs, dict)
-                    and all(isinstance(k, str) for k in kwargs)):
-                raise WireError("invalid probe")
-            return Probe(name, args, kwargs)
         raise WireError(f"unknown tag {tag!r}")
 
     def dtype(self) -> np.dtype:
@@ -286,77 +317,16 @@ class _Decoder:
         return np.dtype(name)
 
 
-# ---- frames --------------------------------------------------------------------------------
-
-def send_frame(sock: socket.socket, payload: bytes) -> None:
-    if len(payload) > MAX_FRAME:
-        raise WireError(f"message of {len(payload)} bytes is over the {MAX_FRAME}-byte limit")
-    sock.sendall(_U32.pack(len(payload)) + payload)
-
-
-def recv_frame(sock: socket.socket, deadline: float | None = None, watch: int | None = None) -> bytes:
-    """One frame; ``watch`` is a pidfd: its process exiting counts as the channel closing (even if
-    a process it forked still holds the other end)."""
-    head = _recv_exact(sock, 4, deadline, watch)
-    n = _U32.unpack(head)[0]
-    if n > MAX_FRAME:
-        raise WireError(f"message of {n} bytes is over the {MAX_FRAME}-byte limit")
-    return _recv_exact(sock, n, deadline, watch)
-
-
-def _wait(sock: socket.socket, deadline: float | None, watch: int | None) -> None:
-    """Until ``sock`` is readable: ChannelTimeout past the deadline, ChannelClosed when the watched
-    process (a pidfd) exits first."""
-    if deadline is None and watch is None:
-        return
-    left = None if deadline is None else deadline - time.monotonic()
-    if left is not None and left <= 0:
-        raise ChannelTimeout()
-    ready = select.select([sock] + ([watch] if watch is not None else []), [], [], left)[0]
-    if not ready:
-        raise ChannelTimeout()
-    if sock not in ready:
-        raise ChannelClosed("the process exited")
-
-
-def _recv_some(sock: socket.socket, deadline: float | None, watch: int | None) -> bytes:
-    while True:
-        _wait(sock, deadline, watch)
-        try:
-            chunk = sock.recv(1 << 16)   # under malloc's mmap threshold: no mmap per message
-        except InterruptedError:
-            continue
-        except OSError as e:
-            raise ChannelClosed(str(e)) from e
-        if not chunk:
-            raise ChannelClosed("the other side closed the channel")
-        return chunk
-
-
-def _recv_exact(sock: socket.socket, n: int, deadline: float | None, watch: int | None) -> bytes:
-    chunks = bytearray()
-    while len(chunks) < n:
-        _wait(sock, deadline, watch)
-        try:
-            chunk = sock.recv(min(n - len(chunks), 1 << 20))
-        except InterruptedError:
-            continue
-        except OSError as e:
-            raise ChannelClosed(str(e)) from e
-        if not chunk:
-            raise ChannelClosed("the other side closed the channel")
-        chunks += chunk
-    return bytes(chunks)
-
-
-# ---- symmetric requests ----------------------------------------------------------------------
+# ---- frames and requests ----------------------------------------------------------------------
 
 class Endpoint:
-    """Request/reply over a socket where each side serves the other's requests while it waits.
+    """Request/reply over a stream socket where each side serves the other's requests while it waits.
 
-    Messages are tuples: ``("req", id, kind, body)``, ``("ok", id, body)``, ``("err", id, body)``.
-    ``serve(kind, body)`` answers an incoming request: it returns the reply body or raises.
-    ``encode_ref`` turns objects that are not plain data into a Ref or Handle.
+    Frames are a 4-byte length and an encoded message: ``("req", id, kind, body)``, ``("ok", id,
+    body)`` or ``("err", id, body)``. ``serve(kind, body)`` answers an incoming request: it returns
+    the reply body or raises. ``encode_ref`` turns objects that are not plain data into a Ref or
+    Handle. With a Deadline, every wait and every send is bounded; ``watch`` (a pidfd) makes the
+    other process's exit count as the channel closing, even if a process it forked holds the socket.
     """
 
     def __init__(self, sock: socket.socket, serve: Callable[[str, Any], Any],
@@ -370,11 +340,43 @@ class Endpoint:
         self.depth = 0
         self.watch: int | None = None
         self.buf = bytearray()
+        self.deadline: Deadline | None = None
 
     def send(self, msg: tuple) -> None:
-        send_frame(self.sock, encode(msg, ref=self.encode_ref))
+        payload = encode(msg, ref=self.encode_ref)
+        if len(payload) > MAX_FRAME:
+            raise WireError(f"message of {len(payload)} bytes is over the {MAX_FRAME}-byte limit")
+        data = _U32.pack(len(payload)) + payload
+        if self.deadline is None:
+            self.sock.sendall(data)
+            return
+        view = memoryview(data)
+        while view:
+            ready = select.select([], [self.sock], [], self.deadline.left())[1]
+            if not ready:
+                continue
+            try:
+                sent = self.sock.send(view[:1 << 20], socket.MSG_DONTWAIT)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError as e:
+                raise ChannelClosed(str(e)) from e
+            view = view[sent:]
 
-    def _frame(self, deadline: float | None) -> bytes:
+    def _wait(self) -> None:
+        """Until the socket is readable (ChannelTimeout past the deadline, ChannelClosed when the
+        watched process exits first)."""
+        while True:
+            left = None if self.deadline is None else self.deadline.left()
+            if left is None and self.watch is None:
+                return
+            ready = select.select([self.sock] + ([self.watch] if self.watch is not None else []), [], [], left)[0]
+            if self.sock in ready:
+                return
+            if ready:
+                raise ChannelClosed("the process exited")
+
+    def _frame(self) -> bytes:
         """The next frame, reading as much as is available at a time (one syscall per message)."""
         while True:
             if len(self.buf) >= 4:
@@ -385,63 +387,72 @@ class Endpoint:
                     frame = bytes(self.buf[4:4 + n])
                     del self.buf[:4 + n]
                     return frame
-            self.buf += _recv_some(self.sock, deadline, self.watch)
+            self._wait()
+            try:
+                chunk = self.sock.recv(1 << 16)   # under malloc's mmap threshold: no mmap per message
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError as e:
+                raise ChannelClosed(str(e)) from e
+            if not chunk:
+                raise ChannelClosed("the other side closed the channel")
+            self.buf += chunk
 
-    def recv(self, deadline: float | None) -> tuple:
-        msg = decode(self._frame(deadline))
+    def recv(self) -> tuple:
+        msg = decode(self._frame())
         if not (isinstance(msg, tuple) and len(msg) in (3, 4) and isinstance(msg[0], str)
-                and isinstance(msg[1], int)):
+                and type(msg[1]) is int):
             raise WireError("malformed message")
         return msg
 
-    def request(self, kind: str, body: Any, deadline: float | None = None,
-                paused: Callable[[str], bool] = lambda kind: False) -> Any:
-        """Send a request and wait for its reply; returns ("ok", body) or ("err", body)."""
+    def request(self, kind: str, body: Any, deadline: Deadline | None = None) -> tuple[str, Any]:
+        """Send a request and wait for its reply, serving the other side's requests meanwhile (the
+        time they take is paused); returns ("ok", body) or ("err", body)."""
         rid = self.next_id
         self.next_id += 1
-        self.send(("req", rid, kind, body))
-        while True:
-            msg = self.recv(deadline)
-            if msg[0] == "req" and len(msg) == 4:
-                started = time.monotonic()
-                self.handle(msg)
-                if deadline is not None and paused(msg[2]):
-                    deadline += time.monotonic() - started
-            elif msg[0] in ("ok", "err") and msg[1] == rid:
-                return msg[0], msg[2]
-            else:
-                raise WireError("unexpected message")
+        outer, self.deadline = self.deadline, deadline
+        try:
+            self.send(("req", rid, kind, body))
+            while True:
+                msg = self.recv()
+                if msg[0] == "req" and len(msg) == 4:
+                    if deadline is None:
+                        reply = self.answer(msg)
+                    else:
+                        with deadline.paused():
+                            reply = self.answer(msg)
+                    self.reply(reply)
+                elif msg[0] in ("ok", "err") and msg[1] == rid and len(msg) == 3:
+                    return msg[0], msg[2]
+                else:
+                    raise WireError("unexpected message")
+        finally:
+            self.deadline = outer
 
-    def handle(self, msg: tuple) -> None:
+    def answer(self, msg: tuple) -> tuple:
+        """The reply to one incoming request."""
         _, rid, kind, body = msg
         if self.depth >= 32:
-            self.send(("err", rid, ("RecursionError", "RecursionError", "calls nested too deeply")))
-            return
+            return ("err", rid, ("RecursionError", "RecursionError", "calls nested too deeply"))
         self.depth += 1
         try:
-            reply = ("ok", rid, self.serve_one(kind, body))
+            return ("ok", rid, self.serve_one(kind, body))
         except (ChannelClosed, ChannelTimeout):
             raise
         except BaseException as e:  # noqa: BLE001 - every failure becomes a reply
-            reply = ("err", rid, self.describe_error(e))
+            return ("err", rid, self.describe_error(e))
         finally:
             self.depth -= 1
+
+    def reply(self, reply: tuple) -> None:
         try:
             self.send(reply)
         except WireError as e:
-            self.send(("err", rid, ("TypeError", "TypeError", str(e)[:500])))
+            self.send(("err", reply[1], ("TypeError", "TypeError", str(e)[:500])))
 
     def serve_forever(self) -> None:
         while True:
-            msg = self.recv(None)
+            msg = self.recv()
             if msg[0] != "req" or len(msg) != 4:
                 raise WireError("unexpected message")
-            self.handle(msg)
-
-
-def close_quietly(*objs: Any) -> None:
-    for obj in objs:
-        try:
-            obj.close() if hasattr(obj, "close") else os.close(obj)
-        except OSError:
-            pass
+            self.reply(self.answer(msg))
