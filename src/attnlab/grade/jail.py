@@ -124,6 +124,9 @@ def build_root(view: View, stage: str = "/tmp") -> None:
                 mount("tmpfs", root + m, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
                 done_masks.add(m)
 
+    # the private /tmp first: binds that live under /tmp (a virtual environment) go on top of it
+    scratch = f"size={view.scratch_mb}m,mode=1777"
+    mount("tmpfs", mountpoint("/tmp", True), "tmpfs", MS_NOSUID | MS_NODEV, scratch)
     for path, (fd, is_dir, flags) in sources.items():
         target = mountpoint(path, is_dir)
         mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
@@ -142,10 +145,8 @@ def build_root(view: View, stage: str = "/tmp") -> None:
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
                          ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
         os.symlink(target, f"{dev}/{name}")
-    scratch = f"size={view.scratch_mb}m,mode=1777"
     mount("tmpfs", mountpoint("/dev/shm", True), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, scratch)
     mount(None, dev, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
-    mount("tmpfs", mountpoint("/tmp", True), "tmpfs", MS_NOSUID | MS_NODEV, scratch)
     proc = mountpoint("/proc", True)
     try:
         mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)

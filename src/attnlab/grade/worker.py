@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import report
+from . import jail, report
 from .runner import Grader, Limits
 from .session import Zygote
 
@@ -80,6 +80,10 @@ def sandbox_config(tests_dir: Path) -> dict[str, tuple[str, ...]]:
 
 
 def serve(config: dict) -> None:
+    # a worker, its zygote and its sandboxes die with the batch that started them
+    jail.die_with_parent()
+    if os.getppid() != config.get("parent", os.getppid()):
+        return
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr

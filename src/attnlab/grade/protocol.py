@@ -1,0 +1,77 @@
+"""The grading channel, every message in one table: who sends it, what it carries, what comes back,
+and the limits that hold. ``tests/grade/test_protocol.py`` checks that each side handles exactly
+these requests.
+
+Three parties. The *worker* is trusted: it holds the tests and the oracle. The *zygote* is trusted
+too: it never loads a test file or runs student code; it forks sandboxes. The *sandbox* runs the
+student's code, in its own namespaces and allow-list root, as an unprivileged user.
+
+Framing (``wire.py``): a 4-byte length (at most ``wire.MAX_FRAME``) and a tagged encoding of plain
+data only: None, bool, int (at most 4000 digits), float, complex, str, bytes, list, tuple, dict,
+numpy arrays and scalars of numeric or bool dtype (decoded as fresh base-class ``ndarray``s), and
+two references: ``Ref(name)``, a student function by name, and ``Handle(n)``, a function the worker
+lends for the duration of one call. Nothing is unpickled; any malformed frame raises ``WireError``.
+
+Worker -> sandbox (each with a deadline: the request's CPU seconds of the sandbox's own process tree,
+and ``Sandbox.WALL_FACTOR`` times that of wall time; sends are bounded by the same deadline):
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Message(NamedTuple):
+    kind: str
+    sender: str
+    body: str
+    reply: str
+    limit: str
+
+
+WORKER_TO_SANDBOX = (
+    Message("file", "worker", "(file name, bytes)", "None: the submission is written to the sandbox's "
+            "working folder", "statement limit"),
+    Message("load", "worker", "[cell source, ...]", "per cell: [statement line, ...] or (error type, "
+            "message, line); IPython syntax is converted here, in the sandbox", "statement limit"),
+    Message("exec", "worker", "(cell, statement)", "None or (error type, message, line)",
+            "statement limit, bounded by what is left of the submission's wall limit"),
+    Message("names", "worker", "snapshot: bool", "(snapshot number or None, {name: ('function', "
+            "signature) | ('value', plain data) | ('opaque', type name)})", "call limit"),
+    Message("call", "worker", "(name, snapshot or None, args, kwargs): plain data, Refs, Handles",
+            "(result, [positions or keyword names of arguments changed in place]); the worker's own "
+            "arrays are never changed", "call limit"),
+)
+
+SANDBOX_TO_WORKER = (
+    Message("cb", "sandbox", "(handle, args, kwargs)", "the lent function's result, or (type, type, "
+            "short message) of its error; a handle is valid only while the call that lent it runs",
+            "served by the worker; its time is paused on the request it interrupts"),
+    Message("check", "sandbox", "question name or '*'", "None. Only while the submission first runs: "
+            "the worker snapshots the names and runs that question's PUBLIC cases; its hidden cases "
+            "run after the submission has finished, against the snapshot", "at most 20 per submission"),
+)
+
+WORKER_TO_ZYGOTE = (
+    Message("spawn", "worker", "() with two file descriptors: the channel and the output pipe",
+            "('spawned', sandbox pid, CPU-time file or None)", "60 s socket timeout"),
+    Message("kill", "worker", "(sandbox pid,)", "('killed', wait status, whether all is gone): the "
+            "PID namespace dies with its first process; the cgroup is removed", "60 s socket timeout"),
+    Message("quit", "worker", "()", "none: the zygote kills what runs and exits", "10 s, then SIGKILL"),
+)
+
+LIMITS = {
+    "call": "one call of a student function: --timeout CPU seconds (default 10)",
+    "statement": "one top-level statement while the submission runs: 3x the call limit",
+    "wall": "the whole submission: 30x the call limit",
+    "memory": "--memory-mb for the sandbox's whole process tree where cgroups exist, and per process",
+    "processes": "64 per sandbox (cgroup pids, or RLIMIT_NPROC for its own user id)",
+    "output": "stdout and stderr drained continuously; the first 64 KiB kept for the instructor",
+    "frame": "64 MiB per message; 1,000,000 items; depth 64",
+}
+
+
+def requests_served_by(side: str) -> set[str]:
+    """The request kinds a side must answer: "sandbox" answers the worker's, "worker" the sandbox's."""
+    table = WORKER_TO_SANDBOX if side == "sandbox" else SANDBOX_TO_WORKER
+    return {m.kind for m in table}

@@ -1,0 +1,30 @@
+"""Run code in one sandbox and print what it found, as JSON: a helper the isolation tests start
+with another interpreter (a virtual environment under /tmp) or as another user.
+
+    python sandbox_probe.py SRC_FOLDER CODE_FILE
+
+The code runs at the top level of a submission and must define ``probe()``, whose result is
+printed together with the zygote's isolation mode.
+"""
+
+import ast
+import json
+import os
+import sys
+
+sys.path.insert(0, sys.argv[1])
+
+from attnlab.grade.session import Output, Zygote  # noqa: E402
+
+code = open(sys.argv[2]).read()
+uid = 61998 if os.geteuid() == 0 else None
+zygote = Zygote(uid=uid, gid=uid, memory_mb=1024, cpu_seconds=60)
+try:
+    sandbox = zygote.spawn(Output())
+    sandbox.request("load", [code], 20, "compiling")
+    errors = [sandbox.request("exec", (0, j), 20, "executing") for j in range(len(ast.parse(code).body))]
+    result, _ = sandbox.call("probe", None, (), {}, 20)
+    sandbox.kill()
+    print(json.dumps({"mode": zygote.mode, "errors": [e for e in errors if e], "result": result}))
+finally:
+    zygote.close()

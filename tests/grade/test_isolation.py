@@ -1,0 +1,423 @@
+"""What a sandbox can reach: only what the allow-list gives it, nothing that outlives it, and limits
+that hold for its whole process tree. Each attack runs next to an honest probe of the same kind."""
+
+import ast
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attnlab.grade.session import Output, Zygote
+
+ROOT = os.geteuid() == 0
+SRC = Path(__file__).resolve().parents[2] / "src"
+PROBE = Path(__file__).with_name("sandbox_probe.py")
+
+
+@pytest.fixture(scope="module")
+def zygote():
+    from attnlab.grade.worker import claim_uid
+
+    uid, lock = claim_uid() if ROOT else (None, None)
+    z = Zygote(uid=uid, gid=uid, memory_mb=2048, cpu_seconds=120)
+    yield z
+    z.close()
+    if lock is not None:
+        os.close(lock)
+
+
+def run(zygote, code: str, timeout: float = 20):
+    """Execute ``code`` as a submission and return (sandbox, probe())."""
+    code = textwrap.dedent(code)
+    sb = zygote.spawn(Output())
+    sb.request("load", [code], timeout, "compiling")
+    for j in range(len(ast.parse(code).body)):
+        err = sb.request("exec", (0, j), timeout, "executing")
+        assert err is None, err
+    return sb, sb.call("probe", None, (), {}, timeout)[0]
+
+
+def _token() -> str:
+    """A process name (at most 15 characters) that only this test's processes carry."""
+    return "at" + uuid.uuid4().hex[:13]
+
+
+# a sandbox cannot exec (its view has no program loader): its processes name themselves instead
+NAME_ITSELF = "import ctypes; ctypes.CDLL(None).prctl(15, ctypes.c_char_p(b'{token}'), 0, 0, 0)"
+
+
+def _processes_with(token: str) -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if open(f"/proc/{pid}/comm").read().strip() == token:
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def test_is_the_sandbox_isolated_in_every_namespace(zygote):
+    assert zygote.mode == ("root" if ROOT else "userns")
+    sb, (pid, host, entries) = run(zygote, """
+        import os, socket
+        def probe():
+            return os.getpid(), socket.gethostname(), sorted(os.listdir("/"))
+    """)
+    sb.kill()
+    assert pid == 1 and host == "sandbox"
+    assert not {"home", "srv", "run", "var", "opt", "mnt", "boot", "sys"} & set(entries)
+
+
+def test_can_a_submission_find_no_other_checkout_of_the_kit(zygote, tmp_path):
+    token = uuid.uuid4().hex
+    plants = [tmp_path / "backup" / "solutions" / "pe_attention" / "pe_attention.py"]
+    if ROOT:
+        plants.append(Path("/srv") / f"attnlab-plant-{token}" / "solutions" / "pe_attention" / "pe_attention.py")
+    for p in plants:
+        p.parent.mkdir(parents=True)
+        p.write_text(f"# BEGIN SOLUTION {token}\n")
+    try:
+        sb, found = run(zygote, f"""
+            import os
+            def probe():
+                hits, seen = [], 0
+                for top in os.listdir("/"):
+                    if top in ("proc", "dev"):
+                        continue
+                    for folder, _, files in os.walk("/" + top):
+                        for name in files:
+                            seen += 1
+                            try:
+                                with open(os.path.join(folder, name), "rb") as f:
+                                    if b"{token}" in f.read(4096):
+                                        hits.append(os.path.join(folder, name))
+                            except OSError:
+                                pass
+                return hits, seen
+        """, timeout=60)
+        sb.kill()
+    finally:
+        for p in plants:
+            shutil.rmtree(p.parents[2], ignore_errors=True)
+    hits, seen = found
+    assert hits == [] and seen > 100   # it did look: the interpreter's own files are there
+
+
+def test_can_two_submissions_pass_nothing_to_each_other(zygote):
+    """Files in every writable place, System V shared memory, an abstract socket: the writer leaves
+    a secret, the reader (a later sandbox) must find none of it."""
+    secret = uuid.uuid4().hex
+    writer = f"""
+        import ctypes, os, socket, time
+        SECRET = b"{secret}"
+        written = []
+        for d in ("/tmp", "/dev/shm", "/var/tmp", "/run/lock", os.path.expanduser("~")):
+            try:
+                with open(os.path.join(d, "handoff"), "wb") as f:
+                    f.write(SECRET)
+                written.append(d)
+            except OSError:
+                pass
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.shmat.restype = ctypes.c_void_p
+        shm = libc.shmget(0x41544E4C, 4096, 0o1666)
+        if shm >= 0:
+            ctypes.memmove(libc.shmat(shm, None, 0), SECRET, len(SECRET))
+            written.append("sysv")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind("\\0attnlab-handoff")
+        listener.listen(1)
+        if os.fork() == 0:
+            os.setsid()
+            while True:
+                conn, _ = listener.accept()
+                conn.sendall(SECRET)
+                conn.close()
+        written.append("abstract")
+        def probe():
+            return written
+    """
+    reader = """
+        import ctypes, os, socket
+        found = []
+        for d in ("/tmp", "/dev/shm", "/var/tmp", "/run/lock", os.path.expanduser("~")):
+            try:
+                found.append(open(os.path.join(d, "handoff"), "rb").read().decode())
+            except OSError:
+                pass
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.shmat.restype = ctypes.c_void_p
+        shm = libc.shmget(0x41544E4C, 4096, 0)
+        if shm >= 0:
+            found.append(ctypes.string_at(libc.shmat(shm, None, 0), 32).decode(errors="replace"))
+        try:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect("\\0attnlab-handoff")
+            found.append(s.recv(64).decode())
+        except OSError:
+            pass
+        def probe():
+            return found
+    """
+    a, written = run(zygote, writer)
+    assert {"/tmp", "/dev/shm", "sysv", "abstract"} <= set(written)   # the writer did write
+    b, found = run(zygote, reader)          # while the writer still runs
+    a.kill()
+    c, found_after = run(zygote, reader)    # and after it is gone
+    b.kill()
+    c.kill()
+    assert not any(secret in x for x in found + found_after)
+
+
+def test_can_a_submission_reach_no_socket_or_port_of_the_host(zygote, tmp_path):
+    token = uuid.uuid4().hex
+    folder = Path(tempfile.mkdtemp(prefix="attnlab-host-", dir="/tmp"))
+    os.chmod(folder, 0o755)
+    path = folder / "listener.sock"
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    unix.bind(str(path))
+    os.chmod(path, 0o777)
+    unix.listen(4)
+    tcp = socket.socket()
+    tcp.bind(("127.0.0.1", 0))
+    tcp.listen(4)
+    got = []
+
+    def accept(server):
+        server.settimeout(3)
+        try:
+            conn, _ = server.accept()
+            got.append(conn.recv(64))
+        except OSError:
+            pass
+
+    threads = [threading.Thread(target=accept, args=(s,), daemon=True) for s in (unix, tcp)]
+    for t in threads:
+        t.start()
+    try:
+        sb, reached = run(zygote, f"""
+            import socket
+            reached = []
+            for family, address in ((socket.AF_UNIX, {str(path)!r}), (socket.AF_INET, ("127.0.0.1", {tcp.getsockname()[1]}))):
+                try:
+                    s = socket.socket(family, socket.SOCK_STREAM)
+                    s.settimeout(1)
+                    s.connect(address)
+                    s.sendall(b"{token}")
+                    reached.append(str(address))
+                except OSError:
+                    pass
+            def probe():
+                return reached
+        """)
+        sb.kill()
+        for t in threads:
+            t.join(4)
+    finally:
+        unix.close()
+        tcp.close()
+        shutil.rmtree(folder, ignore_errors=True)
+    assert reached == [] and got == []
+
+
+@pytest.mark.skipif(not ROOT, reason="a whole-tree memory limit needs cgroups, which need root here")
+def test_does_the_memory_limit_hold_for_the_whole_process_tree(zygote):
+    """Three children of 1.5 GiB each under a 2 GiB limit: at most one can hold its memory."""
+    sb, held = run(zygote, """
+        import os, select, time
+        import numpy as np
+        r, w = os.pipe()
+        for _ in range(3):
+            if os.fork() == 0:
+                try:
+                    block = np.ones((3 << 30) // 16)   # 1.5 GiB, every page touched
+                    os.write(w, b"1")
+                    time.sleep(60)
+                finally:
+                    os._exit(0)
+        os.close(w)
+        held, end = 0, time.time() + 20
+        while time.time() < end:
+            if not select.select([r], [], [], 0.5)[0]:
+                continue
+            data = os.read(r, 8)
+            if not data:
+                break
+            held += len(data)
+            if held == 3:
+                break
+        def probe():
+            return held
+    """, timeout=60)
+    sb.kill()
+    assert held <= 1
+
+
+def test_does_nothing_a_submission_started_survive_its_zygote(tmp_path):
+    """A daemon in a new session, its zygote killed as a watchdog would: the daemon goes too."""
+    token = _token()
+    z = Zygote(uid=61997 if ROOT else None, gid=61997 if ROOT else None, memory_mb=1024, cpu_seconds=60)
+    try:
+        sb, pid = run(z, f"""
+            import os, time
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    {NAME_ITSELF.format(token=token)}
+                    while True:
+                        time.sleep(0.1)
+                os._exit(0)
+            def probe():
+                return os.getpid()
+        """)
+        end = time.monotonic() + 5
+        while not _processes_with(token) and time.monotonic() < end:
+            time.sleep(0.05)
+        started = _processes_with(token)
+    finally:
+        z.proc.kill()
+        z.proc.wait()
+    assert started, "the daemon did not start"
+    end = time.monotonic() + 5
+    while _processes_with(token) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert _processes_with(token) == []
+
+
+def _venv_under_tmp(python: str) -> Path:
+    """A virtual environment under /tmp holding a copy of this numpy (same Python version)."""
+    folder = Path(tempfile.mkdtemp(prefix="attnlab-venv-", dir="/tmp"))
+    os.chmod(folder, 0o755)
+    subprocess.run([python, "-m", "venv", "--without-pip", str(folder / "venv")], check=True)
+    site = next((folder / "venv" / "lib").glob("python3*/site-packages"))
+    numpy_dir = Path(np.__file__).parent
+    for entry in numpy_dir.parent.iterdir():
+        if entry.name == "numpy" or entry.name.startswith("numpy.libs") or entry.name.startswith("numpy-"):
+            (shutil.copytree if entry.is_dir() else shutil.copy)(entry, site / entry.name)
+    shutil.copytree(SRC / "attnlab", folder / "src" / "attnlab")
+    shutil.copy(PROBE, folder / "probe.py")
+    for p in [folder, *folder.rglob("*")]:
+        os.chmod(p, 0o755 if p.is_dir() or os.access(p, os.X_OK) else 0o644)
+    return folder
+
+
+PROBE_CODE = """
+import os
+def probe():
+    import numpy.ma, numpy.typing
+    entries = sorted(os.listdir("/"))
+    return {"uid": os.getuid(), "pid": os.getpid(), "entries": entries,
+            "masked": int(numpy.ma.masked_array([1, 2], mask=[0, 1]).sum())}
+"""
+
+
+def _probe(folder: Path, user: int | None = None) -> dict:
+    (folder / "code.py").write_text(PROBE_CODE)
+    os.chmod(folder / "code.py", 0o644)
+    out = subprocess.run([str(folder / "venv" / "bin" / "python"), str(folder / "probe.py"),
+                          str(folder / "src"), str(folder / "code.py")], capture_output=True, text=True,
+                         timeout=120, cwd=folder, user=user, group=user, env={"PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_does_a_grader_whose_python_lives_under_tmp_keep_its_packages():
+    folder = _venv_under_tmp(sys.executable)
+    try:
+        found = _probe(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert found["errors"] == [] and found["result"]["masked"] == 1
+    assert found["mode"] == ("root" if ROOT else "userns")
+
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def _same_version(python: str) -> bool:
+    try:
+        out = subprocess.run([python, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True,
+                             text=True, timeout=30)
+    except OSError:
+        return False
+    return out.stdout.strip() == str(tuple(sys.version_info[:2]))
+
+
+@pytest.mark.skipif(not ROOT, reason="starts the grader as another, unprivileged user")
+@pytest.mark.skipif(not _same_version(SYSTEM_PYTHON), reason="needs a system Python of this version "
+                    "(the copied numpy is built for it)")
+def test_does_an_unprivileged_grader_get_the_same_allow_list_view():
+    folder = _venv_under_tmp(SYSTEM_PYTHON)
+    try:
+        found = _probe(folder, user=65534)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert found["mode"] == "userns", found
+    result = found["result"]
+    assert result["pid"] == 1 and result["uid"] == 65534 and result["masked"] == 1
+    assert not {"home", "srv", "run", "root", "var", "work"} & set(result["entries"])
+
+
+def test_does_killing_a_sandbox_end_what_it_started(zygote):
+    token = _token()
+    sb, _ = run(zygote, f"""
+        import os, time
+        if os.fork() == 0:
+            os.setsid()
+            {NAME_ITSELF.format(token=token)}
+            while True:
+                time.sleep(0.1)
+        def probe():
+            return None
+    """)
+    end = time.monotonic() + 5
+    while not _processes_with(token) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert _processes_with(token)
+    sb.kill()
+    assert _processes_with(token) == []
+
+
+def test_does_a_call_limit_count_the_submission_s_cpu_not_a_busy_neighbour_s(zygote):
+    """A call that needs 0.6 s of CPU under a 1.5 s limit passes even while the machine is busy
+    with a neighbour's processes; a call that spins forever still times out."""
+    hogs = []
+    for _ in range(2 * (os.cpu_count() or 1)):
+        pid = os.fork()
+        if pid == 0:
+            end = time.monotonic() + 30
+            while time.monotonic() < end:
+                pass
+            os._exit(0)
+        hogs.append(pid)
+    try:
+        sb, _ = run(zygote, """
+            import time
+            def spin(seconds):
+                end = time.process_time() + seconds
+                while time.process_time() < end:
+                    pass
+                return seconds
+            def probe():
+                return None
+        """)
+        assert sb.call("spin", None, (0.6,), {}, 1.5)[0] == 0.6
+        with pytest.raises(Exception, match="timed out"):
+            sb.call("spin", None, (100.0,), {}, 1.5)
+    finally:
+        for pid in hogs:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
