@@ -50,7 +50,7 @@ class Roster:
 
 @dataclass
 class Matching:
-    rows: dict[str, list[int]] = field(default_factory=dict)   # submission key -> roster rows
+    rows: dict[str, list[int]] = field(default_factory=dict)   # submission key -> its students' rows
     unmatched: list[str] = field(default_factory=list)         # keys with a student not in the roster
     missing: list[int] = field(default_factory=list)           # roster rows without a submission
     clashes: dict[int, list[str]] = field(default_factory=dict)  # a row claimed by several submissions
@@ -140,9 +140,10 @@ def _choose_column(path: Path, header: list[str], wanted: str, explicit: bool) -
 def match(roster: Roster, submissions: list[Submission]) -> Matching:
     """Which roster rows each submission's students are, by the rules in the module docstring."""
     index: dict[tuple[str, str], int] = {}
-    for i, row in enumerate(roster.students):
-        for col, kind in (("ID", "id"), ("SIS User ID", "id"), ("SIS Login ID", "email"), ("Email", "email"),
-                          ("SIS Login ID", "login"), ("ID", "login")):
+    # column by column, so that one student's ID always wins over another's SIS User ID
+    for col, kind in (("ID", "id"), ("SIS User ID", "id"), ("SIS Login ID", "email"), ("Email", "email"),
+                      ("SIS Login ID", "login"), ("ID", "login")):
+        for i, row in enumerate(roster.students):
             value = row.get(col, "").lower()
             if value:
                 index.setdefault((kind, value), i)
@@ -151,19 +152,13 @@ def match(roster: Roster, submissions: list[Submission]) -> Matching:
     result = Matching()
     claimed: dict[int, list[str]] = {}
     for sub in submissions:
-        rows = []
-        for student in sub.students:
-            row = _row_of(student, index)
-            if row is None:
-                result.unmatched.append(sub.key)
-                break
-            rows.append(row)
-        else:
-            result.rows[sub.key] = rows
-            for row in rows:
-                claimed.setdefault(row, []).append(sub.key)
-        if not sub.students:
+        rows = [_row_of(student, index) for student in sub.students]
+        if not rows or None in rows:   # a group's matched students still get the grade
             result.unmatched.append(sub.key)
+        if any(r is not None for r in rows):
+            result.rows[sub.key] = [r for r in rows if r is not None]
+            for row in result.rows[sub.key]:
+                claimed.setdefault(row, []).append(sub.key)
     result.clashes = {row: keys for row, keys in claimed.items() if len(keys) > 1}
     result.missing = [i for i in range(len(roster.students)) if i not in claimed]
     return result

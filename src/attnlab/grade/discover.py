@@ -413,9 +413,10 @@ def unreadable(path: Path) -> str | None:
 
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:   # an unknown declared encoding, or undecodable bytes in the first lines
+        encoding = "utf-8"
+    try:
         data.decode(encoding)
-    except (SyntaxError, LookupError):
-        return "declares a text encoding Python does not know"
     except UnicodeDecodeError as e:
         line = data[:e.start].count(b"\n") + 1
         return (f"not UTF-8 text (byte 0x{data[e.start]:02x} on line {line}); "
