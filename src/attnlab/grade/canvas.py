@@ -196,5 +196,6 @@ def write(out: Path, roster: Roster, matching: Matching, totals: dict[str, float
 def student(roster: Roster, row: int) -> Student:
     """The roster's identity of a row, to fill what a submission's source lacks."""
     r = roster.students[row]
-    return Student(name=r["Student"], email=r.get("Email", "") or r.get("SIS Login ID", ""), id=r["ID"],
-                   login=r.get("SIS Login ID", ""))
+    login = r.get("SIS Login ID", "")
+    return Student(name=r["Student"], email=r.get("Email", "") or (login if "@" in login else ""), id=r["ID"],
+                   login=login)

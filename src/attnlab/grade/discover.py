@@ -162,7 +162,7 @@ class _Finder:
         metadata = root / METADATA
         gradescope = _gradescope_metadata(metadata, shown) if metadata.is_file() else None
         files = [e for e in entries if _usable(e, self, f"{shown}/{e.name}") and e.is_file()]
-        dirs = [e for e in entries if e.is_dir() and not e.is_symlink() and not _skipped(e.name)]
+        dirs = [e for e in entries if e.is_dir() and not e.is_symlink() and not _junk(e)]
         candidates = [f for f in files if f.suffix in SUFFIXES or f.suffix.lower() == ".zip"]
         canvas = {f: CANVAS.match(f.name) for f in candidates}
         if candidates and all(canvas.values()):
@@ -170,7 +170,9 @@ class _Finder:
         else:
             for f in candidates:
                 where = f"{shown}/{f.name}"
-                if f.suffix in SUFFIXES:
+                if f.name == "__init__.py":
+                    self.ignore(where, "a package marker, not a submission")
+                elif f.suffix in SUFFIXES:
                     self.add(Submission(f.stem, f, where, "file", (Student(login=f.stem),)))
                 else:
                     self.bundle(f.stem, [f], where, "zip", (Student(login=f.stem),))
@@ -244,7 +246,7 @@ class _Finder:
                 self.ignore(shown, f"more than {MAX_DEPTH} folders deep")
                 return
             for child in sorted(path.iterdir(), key=lambda p: p.name):
-                if _skipped(child.name):
+                if _junk(child):
                     self.ignore(f"{shown}/{child.name}", "hidden or system file")
                 else:
                     self.collect(child, f"{shown}/{child.name}", found, others, depth + 1, zips)
@@ -325,16 +327,20 @@ def _short(part: str) -> str:
 
 def _single_child(folder: Path) -> Path:
     """A zipped folder's content: the folder itself when the zip holds nothing else."""
-    entries = [e for e in folder.iterdir() if not _skipped(e.name)]
+    entries = [e for e in folder.iterdir() if not _junk(e)]
     return entries[0] if len(entries) == 1 and entries[0].is_dir() else folder
 
 
-def _skipped(name: str) -> bool:
-    return name.startswith(".") or name in SKIPPED_DIRS
+def _junk(path: Path) -> bool:
+    """Folders and files no student wrote: hidden folders, macOS's ``._*`` and ``.DS_Store``,
+    caches. (A file whose name merely starts with a dot is still a submission.)"""
+    name = path.name
+    return (name in SKIPPED_DIRS or name == ".DS_Store" or name.startswith("._")
+            or (name.startswith(".") and path.is_dir()))
 
 
 def _usable(path: Path, finder: _Finder, shown: str) -> bool:
-    if _skipped(path.name):
+    if _junk(path):
         finder.ignore(shown, "hidden or system file")
         return False
     if path.is_symlink():
