@@ -9,6 +9,7 @@ import unicodedata
 import zipfile
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from attnlab import cli
@@ -217,3 +218,14 @@ def test_does_a_dying_worker_cost_only_its_own_submission(tmp_path, monkeypatch)
     assert {g.submission: g.action for g in again.graded} == {
         **{f"a_crash{i}": "retried" for i in range(3)}, "b_once": "skipped", "c_honest0": "skipped",
         "c_honest1": "skipped"}
+
+
+@pytest.mark.xfail(reason="needs the runner's rule (lead's branch): only a test's AssertionError names a "
+                          "misconception", strict=False)
+def test_is_a_students_own_looks_like_never_counted_as_a_misconception(tmp_path):
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "sly.py").write_text(FULL + "\n\ndef double(x):\n    raise ValueError('looks like made up by me: no')\n")
+    run(tmp_path / "out", given)
+    counted = {r["misconception"] for r in csv.DictReader(open(tmp_path / "out" / "misconceptions.csv"))}
+    assert grades(tmp_path / "out")["sly"]["total"] != "5" and "made up by me" not in counted

@@ -166,7 +166,7 @@ def main(*, submissions: list[Path], out: Path, tests_dir: Path | None = None,
                       | {str(Path(s).resolve() if Path(s).is_dir() else Path(s).resolve().parent)
                          for s in submissions})
         config = dict(tests_dir=str(tests_dir), support_dir=str(support_dir) if support_dir else None,
-                      out=str(store), limits=limits.__dict__, hide=hide, isolate=True)
+                      out=str(store), limits=limits.__dict__, hide=hide, isolate=True, parent=os.getpid())
         _schedule(todo, config, jobs or os.cpu_count() or 1, limits, questions, store, done, progress)
     write_grades()
 
