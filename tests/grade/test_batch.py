@@ -3,6 +3,7 @@ names that try to break the batch, re-runs, dying workers."""
 
 import csv
 import json
+import os
 import stat
 import sys
 import unicodedata
@@ -115,16 +116,17 @@ def test_can_no_name_break_the_batch_or_reach_another_file(tmp_path):
     for i, name in enumerate(NAMES):
         (given / f"{name}.py").write_text(FULL if i % 2 == 0 else PARTIAL)
     (given / "\ttab.py").write_text(FULL)
+    (given / os.fsdecode(b"latin1-caf\xe9.py")).write_text(FULL)   # a name that is not UTF-8
     result = run(tmp_path / "out", given)
-    assert len(result.graded) == len(NAMES) + 1 and not result.problems
+    assert len(result.graded) == len(NAMES) + 2 and not result.problems
     rows = list(csv.reader(open(tmp_path / "out" / "grades.csv", newline="", encoding="utf-8")))
     by_total = {r[0]: r[5] for r in rows[1:]}
-    assert len(by_total) == len(NAMES) + 1
+    assert len(by_total) == len(NAMES) + 2 and by_total["latin1-caf\\xe9"] == "5"
     assert by_total["'=HYPERLINK(\"evil\")"] == "4" and by_total["'+1"] == "5"
     assert by_total["Alice"] == "5" and by_total["alice"] == "4"
     assert not any(c.startswith(("=", "+", "-", "@", "\t", "\r")) for r in rows for c in r)
     folders = {p.name.lower() for p in (tmp_path / "out" / "submissions").iterdir()}
-    assert len(folders) == len(NAMES) + 1   # distinct even on a case-insensitive file system
+    assert len(folders) == len(NAMES) + 2   # distinct even on a case-insensitive file system
     for g in result.graded:
         assert g.results.parent.parent == tmp_path / "out" / "submissions"
         assert json.loads(g.results.read_text())["score"] == g.score
@@ -229,3 +231,13 @@ def test_is_a_students_own_looks_like_never_counted_as_a_misconception(tmp_path)
     run(tmp_path / "out", given)
     counted = {r["misconception"] for r in csv.DictReader(open(tmp_path / "out" / "misconceptions.csv"))}
     assert grades(tmp_path / "out")["sly"]["total"] != "5" and "made up by me" not in counted
+
+
+def test_is_a_results_folder_inside_the_submissions_folder_left_alone(tmp_path):
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "ann.py").write_text(FULL)
+    run(given / "results", given, given / "ann.py")   # the same file twice counts once
+    again = run(given / "results", given)
+    assert [(g.submission, g.action) for g in again.graded] == [("ann", "skipped")]
+    assert any(i.why == "the results folder" for i in again.found.ignored)

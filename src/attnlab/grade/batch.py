@@ -129,7 +129,8 @@ def main(*, submissions: list[Path], out: Path, tests_dir: Path | None = None,
     store = out / "submissions"
 
     with tempfile.TemporaryDirectory(prefix="attnlab-unpack-") as scratch:
-        found = discover([Path(s) for s in submissions], unpack=Path(scratch), release=paths.release_dir())
+        found = discover([Path(s) for s in submissions], unpack=Path(scratch), release=paths.release_dir(),
+                         exclude=out)
         folders = {sub.key: report.folder_name(sub.key) for sub in found.submissions}
         if len(set(folders.values())) < len(folders):   # only if two keys' hashes collided
             raise ValueError("two submissions would share a results folder; rename one")
@@ -297,7 +298,7 @@ def found_csv(found: Found, graded: dict[str, Graded], folders: dict[str, str]) 
     rows: list[list[Any]] = [["path", "submission", "outcome"]]
     for sub in found.submissions:
         g = graded[sub.key]
-        outcome = f"{g.status}: {g.problem}" if g.problem else g.status
+        outcome = g.status + (f" ({g.action})" if g.action else "") + (f": {g.problem}" if g.problem else "")
         rows.append([sub.origin, sub.key, f"{outcome} (submissions/{folders[sub.key]})"])
     rows += [[i.path, "", f"ignored: {i.why}"] for i in found.ignored]
     return report.csv_text(rows)

@@ -109,14 +109,16 @@ def find(paths: list[Path]) -> list[Path]:
     return list(names.values())
 
 
-def discover(paths: list[Path], *, unpack: Path, release: Path | None = None) -> Found:
+def discover(paths: list[Path], *, unpack: Path, release: Path | None = None,
+             exclude: Path | None = None) -> Found:
     """Every submission in ``paths``, with what was ignored and why.
 
     Zips are unpacked under ``unpack`` (a private scratch folder). ``release`` is the student
-    release, whose unchanged files are set aside. Raises ``FileNotFoundError`` when nothing can be
+    release, whose unchanged files are set aside; ``exclude`` (the results folder, when it lies
+    among the submissions) is never searched. Raises ``FileNotFoundError`` when nothing can be
     graded and ``ValueError`` for two submissions with one name or unreadable Gradescope metadata.
     """
-    finder = _Finder(Path(unpack), _fingerprints(release))
+    finder = _Finder(Path(unpack), _fingerprints(release), Path(exclude).resolve() if exclude else None)
     for path in map(Path, paths):
         if path.is_dir():
             finder.folder(path, str(path))
@@ -137,24 +139,27 @@ def discover(paths: list[Path], *, unpack: Path, release: Path | None = None) ->
                                 + (f" (ignored {why})" if why else ""))
     seen: dict[str, Submission] = {}
     for sub in subs:
-        if sub.key in seen:
+        if sub.key in seen and not (sub.file and seen[sub.key].file
+                                    and sub.file.resolve() == seen[sub.key].file.resolve()):
             raise ValueError(f"two submissions are named {sub.key!r}: {seen[sub.key].origin} and {sub.origin}")
-        seen[sub.key] = sub
-    return Found(subs, finder.ignored)
+        seen.setdefault(sub.key, sub)
+    return Found(list(seen.values()), finder.ignored)
 
 
 class _Finder:
-    def __init__(self, unpack: Path, release: set[str]):
-        self.unpack, self.release = unpack, release
+    def __init__(self, unpack: Path, release: set[str], exclude: Path | None):
+        self.unpack, self.release, self.exclude = unpack, release, exclude
         self.submissions: list[Submission] = []
         self.ignored: list[Ignored] = []
         self.zips = 0
 
     def add(self, sub: Submission) -> None:
+        sub.key, sub.origin = _printable(sub.key), _printable(sub.origin)
+        sub.students = tuple(Student(s.name, s.email, s.id, _printable(s.login)) for s in sub.students)
         self.submissions.append(sub)
 
     def ignore(self, shown: str, why: str) -> None:
-        self.ignored.append(Ignored(shown, why))
+        self.ignored.append(Ignored(_printable(shown), why))
 
     # ---- a folder given on the command line (or a whole download's zip)
     def folder(self, root: Path, shown: str) -> None:
@@ -163,6 +168,9 @@ class _Finder:
         gradescope = _gradescope_metadata(metadata, shown) if metadata.is_file() else None
         files = [e for e in entries if _usable(e, self, f"{shown}/{e.name}") and e.is_file()]
         dirs = [e for e in entries if e.is_dir() and not e.is_symlink() and not _junk(e)]
+        if self.exclude is not None and self.exclude in {d.resolve() for d in dirs}:
+            dirs = [d for d in dirs if d.resolve() != self.exclude]
+            self.ignore(f"{shown}/{self.exclude.name}", "the results folder")
         candidates = [f for f in files if f.suffix in SUFFIXES or f.suffix.lower() == ".zip"]
         canvas = {f: CANVAS.match(f.name) for f in candidates}
         if candidates and all(canvas.values()):
@@ -323,6 +331,15 @@ def _short(part: str) -> str:
         return part
     digest = hashlib.sha256(part.encode()).hexdigest()[:12]
     return part.encode()[:150].decode(errors="ignore") + f"-{digest}" + Path(part).suffix[:20]
+
+
+def _printable(name: str) -> str:
+    """A file name as valid text: bytes that are not UTF-8 (kept by Python as surrogates) become
+    ``\\xNN``, so that every output can be written and printed."""
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _single_child(folder: Path) -> Path:
