@@ -241,3 +241,20 @@ def test_is_a_results_folder_inside_the_submissions_folder_left_alone(tmp_path):
     again = run(given / "results", given)
     assert [(g.submission, g.action) for g in again.graded] == [("ann", "skipped")]
     assert any(i.why == "the results folder" for i in again.found.ignored)
+
+
+def test_does_a_submission_with_no_roster_student_need_a_human(tmp_path):
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "ada.py").write_text(FULL)
+    (given / "zed.py").write_text(FULL)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("Student,ID,SIS Login ID\nAda Lovelace,101,ada@uni.edu\nBo Bo,102,bo@uni.edu\n")
+    result = run(tmp_path / "out", given, roster=roster)
+    assert result.unmatched == ["zed"] and result.exit_code == batch.NEEDS_HUMAN
+    assert grades(tmp_path / "out")["ada"]["student"] == "Ada Lovelace"
+    text = " ".join(" ".join(batch.summary(result, [("calls", 5.0)])).split())
+    assert "grades go into a new column pe_attention" in text
+    assert "1 student(s) with no submission: Bo Bo" in text and "1 submission(s) with no roster student" in text
+    imported = list(csv.reader(open(tmp_path / "out" / "canvas_import.csv", encoding="utf-8")))
+    assert [(r[0], r[-1]) for r in imported[2:]] == [("Ada Lovelace", "5"), ("Bo Bo", "")]

@@ -201,7 +201,7 @@ def _fill_identities(subs: list[Submission], roster: canvas.Roster, matching: ca
         if rows and len(rows) == len(sub.students):   # (a group with an unmatched student keeps its own)
             sub.students = tuple(
                 Student(name=s.name or r.name, email=s.email or r.email, id=s.id or r.id, login=s.login)
-                for s, r in zip(sub.students, (canvas.student(roster, row) for row in rows)))
+                for s, r in zip(sub.students, (canvas.student(roster, row) for row in rows), strict=True))
 
 
 def _prepare(sub: Submission, folder: Path, tests: list, fingerprint: str,
