@@ -57,6 +57,8 @@ def test_is_a_gradescope_export_graded_with_names_ids_and_emails(tmp_path):
         ("Jane Doe", "4001", "jane@example.edu", "5")
     assert rows["submission_1002"]["student"] == "Rémi Ångström; Bo Li"
     assert rows["submission_1002"]["total"] == "4"
+    found = {r["submission"]: r for r in csv.DictReader(open(tmp_path / "out" / "found.csv", encoding="utf-8"))}
+    assert found["submission_1001"]["student"] == "Jane Doe (4001, jane@example.edu)"
     folder = tmp_path / "out" / "submissions" / "submission_1001"
     assert (folder / "feedback.md").read_text().startswith("# Feedback for Jane Doe (4001, jane@example.edu)")
     students = json.loads((folder / "results.json").read_text())["extra_data"]["students"]
@@ -215,6 +217,8 @@ def test_does_a_dying_worker_cost_only_its_own_submission(tmp_path, monkeypatch)
         **{f"a_crash{i}": ("", "not graded") for i in range(3)},
         "b_once": ("5", "graded"), "c_honest0": ("5", "graded"), "c_honest1": ("5", "graded")}
     assert "the grading worker died (twice)" in rows["a_crash0"]["problem"]
+    assert [g.worker_failures for g in result.graded] == [2, 2, 2, 1, 0, 0]
+    assert "1 graded in a fresh worker after theirs failed" in " ".join(batch.summary(result, [("calls", 5)]))
     assert result.exit_code == batch.NEEDS_HUMAN
     again = run(tmp_path / "out", given, jobs=1)
     assert {g.submission: g.action for g in again.graded} == {

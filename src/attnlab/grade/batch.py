@@ -62,6 +62,7 @@ class Graded:
     origin: str = ""
     notes: list[str] = field(default_factory=list)
     action: str = ""                      # graded, skipped, regraded, retried ("" when not run)
+    worker_failures: int = 0              # in this run: its worker died or hung while grading it
 
     def who(self) -> str:
         return "; ".join(s.label() for s in self.students) or self.submission
@@ -101,6 +102,7 @@ class _Job:
     path: Path
     fields: dict[str, Any]
     who: str
+    failures: int = 0                      # infrastructure failures while grading it
     fresh_only: bool = False               # a retry: only a worker that has graded nothing yet
 
 
@@ -153,7 +155,7 @@ def main(*, submissions: list[Path], out: Path, tests_dir: Path | None = None,
     def done(job: _Job, data: dict[str, Any]) -> None:
         g = graded[job.key]
         status = data["extra_data"].get("status", GRADED)
-        g.status, g.results = status, store / job.folder / "results.json"
+        g.status, g.results, g.worker_failures = status, store / job.folder / "results.json", job.failures
         g.score = float(data["score"]) if status != NOT_GRADED else None
         g.questions = dict(data["extra_data"]["questions"]) if status != NOT_GRADED else {}
         g.problem = "; ".join(data["extra_data"]["errors"]) if status == NOT_GRADED else g.problem
@@ -295,12 +297,12 @@ def grades_csv(graded: list[Graded], questions: list[tuple[str, float]]) -> str:
 
 
 def found_csv(found: Found, graded: dict[str, Graded], folders: dict[str, str]) -> str:
-    rows: list[list[Any]] = [["path", "submission", "outcome"]]
+    rows: list[list[Any]] = [["path", "submission", "student", "outcome"]]
     for sub in found.submissions:
         g = graded[sub.key]
         outcome = g.status + (f" ({g.action})" if g.action else "") + (f": {g.problem}" if g.problem else "")
-        rows.append([sub.origin, sub.key, f"{outcome} (submissions/{folders[sub.key]})"])
-    rows += [[i.path, "", f"ignored: {i.why}"] for i in found.ignored]
+        rows.append([sub.origin, sub.key, g.who(), f"{outcome} (submissions/{folders[sub.key]})"])
+    rows += [[i.path, "", "", f"ignored: {i.why}"] for i in found.ignored]
     return report.csv_text(rows)
 
 
@@ -314,9 +316,11 @@ def summary(run: Run, questions: list[tuple[str, float]]) -> list[str]:
     for why, n in reasons.most_common(8):
         example = next(i.path for i in run.found.ignored if i.why == why)
         lines.append(f"  {n} x {s(why)}, e.g. {s(example)}")
+    again = sum(g.worker_failures > 0 and g.status == GRADED for g in run.graded)
     lines.append(f"[bold]Graded[/] {run.count('graded')}, skipped {run.count('skipped')} (unchanged since "
-                 f"graded), regraded {run.count('regraded')}, retried {run.count('retried')}; "
-                 f"problems {len(run.problems)}" + (":" if run.problems else "."))
+                 f"graded), regraded {run.count('regraded')}, retried {run.count('retried')} (not graded "
+                 "last time)" + (f", {again} graded in a fresh worker after theirs failed" if again else "")
+                 + f"; problems {len(run.problems)}" + (":" if run.problems else "."))
     for g in run.problems:
         verdict = "scored 0" if g.status == UNREADABLE else "not graded; a re-run retries it"
         lines.append(f"  [red]{s(g.who())}[/] ({s(g.origin)}): {s(g.problem)} ({verdict})")
@@ -392,7 +396,6 @@ def _schedule(todo: list[_Job], config: dict, jobs: int, limits: Limits, questio
     queue = deque(todo)
     sel = selectors.DefaultSelector()
     workers: list[_Worker] = []
-    attempts: Counter = Counter()
     failed_starts = 0
     watchdog = limits.wall + 60
 
@@ -412,12 +415,12 @@ def _schedule(todo: list[_Job], config: dict, jobs: int, limits: Limits, questio
 
     def failed(job: _Job, why: str, retry: bool = True) -> None:
         """An infrastructure failure: retried once in a fresh worker, then a problem, not a grade."""
-        attempts[job.key] += 1
-        if retry and attempts[job.key] < 2:
+        job.failures += 1
+        if retry and job.failures < 2:
             job.fresh_only = True
             queue.appendleft(job)
             return
-        data = report.failed_results(job.folder, questions, why if attempts[job.key] < 2 else f"{why} (twice)")
+        data = report.failed_results(job.folder, questions, why if job.failures < 2 else f"{why} (twice)")
         report.write_atomic(store / job.folder / "results.json", json.dumps(data, indent=1))
         report.write_atomic(store / job.folder / "feedback.md",
                             f"# Feedback for {job.who}\n\nNot graded yet: {why}. It will be graded again.\n")
