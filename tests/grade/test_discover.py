@@ -161,3 +161,23 @@ def test_are_readable_submissions_not_flagged(tmp_path):
     plain.write_text(FULL)
     notebook = paths.release_dir() / "pe_attention.ipynb"
     assert [unreadable(p) for p in (declared, plain, notebook)] == [None, None, None]
+
+
+def test_is_an_oversized_zip_member_never_unpacked(tmp_path, monkeypatch):
+    from attnlab.grade import discover as module
+
+    monkeypatch.setattr(module, "MAX_FILE", 1000)
+    (tmp_path / "given").mkdir()
+    with zipfile.ZipFile(tmp_path / "given" / "big.zip", "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("pe_attention.py", "x = 0\n" * 10_000)   # compresses to far below the limit
+    result = found(tmp_path, tmp_path / "given")
+    assert by_key(result)["big"].file is None
+    assert any("too large" in i.why for i in result.ignored)
+    assert sum(p.stat().st_size for p in (tmp_path / "scratch").rglob("*") if p.is_file()) <= 1000
+
+
+def test_does_a_canvas_name_with_accents_still_give_the_user_id(tmp_path):
+    (tmp_path / "dl").mkdir()
+    (tmp_path / "dl" / "ångströmrémi_LATE_4010_77_pe_attention.py").write_text(FULL)
+    sub = by_key(found(tmp_path, tmp_path / "dl"))["ångströmrémi_4010"]
+    assert sub.students[0].id == "4010" and sub.notes == ["late (Canvas)"]

@@ -34,13 +34,13 @@ from pathlib import Path, PurePosixPath
 SUFFIXES = (".ipynb", ".py")
 MAX_FILE = 100 * 1024 * 1024     # bytes: anything larger is not a submission
 MAX_ZIP_MEMBERS = 2000
-MAX_ZIP_TOTAL = 500 * 1024 * 1024
+MAX_UNPACKED = 4 * 1024 ** 3     # bytes unpacked from all zips of one run
 MAX_ZIP_DEPTH = 2                # a student's zip inside a whole download's zip
 MAX_DEPTH = 8                    # folder levels searched inside one student's folder
 METADATA = "submission_metadata.yml"
 SKIPPED_DIRS = {"__pycache__", "__MACOSX", ".ipynb_checkpoints"}
 # Canvas: sortable name lowercased without punctuation, optional LATE, user id, file id, original name
-CANVAS = re.compile(r"^(?P<name>[a-z0-9]+)_(?P<late>LATE_)?(?P<uid>\d+)_(?P<fid>\d+)_(?P<file>.+)$")
+CANVAS = re.compile(r"^(?P<name>[^\W_]+)_(?P<late>LATE_)?(?P<uid>\d+)_(?P<fid>\d+)_(?P<file>.+)$")
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ def discover(paths: list[Path], *, unpack: Path, release: Path | None = None,
         if path.is_dir():
             finder.folder(path, str(path))
         elif path.is_file() and path.suffix.lower() == ".zip":
-            inner = finder.unzip(path, str(path), depth=1)
+            inner = finder.unzip(path, str(path))
             if inner is not None:
                 finder.folder(_single_child(inner), str(path))
         elif path.is_file() and path.suffix in SUFFIXES:
@@ -152,6 +152,7 @@ class _Finder:
         self.submissions: list[Submission] = []
         self.ignored: list[Ignored] = []
         self.zips = 0
+        self.unpacked = 0
 
     def add(self, sub: Submission) -> None:
         sub.key, sub.origin = _printable(sub.key), _printable(sub.origin)
@@ -262,7 +263,7 @@ class _Finder:
             if zips >= MAX_ZIP_DEPTH:
                 self.ignore(shown, "a zip inside a zip inside a zip")
                 return
-            inner = self.unzip(path, shown, zips + 1)
+            inner = self.unzip(path, shown)
             if inner is not None:
                 self.collect(inner, shown, found, others, depth + 1, zips + 1)
         elif path.suffix in SUFFIXES and path.is_file():
@@ -274,7 +275,7 @@ class _Finder:
             others.append(path.name)
             self.ignore(shown, "not a .py or .ipynb file")
 
-    def unzip(self, path: Path, shown: str, depth: int) -> Path | None:
+    def unzip(self, path: Path, shown: str) -> Path | None:
         """The zip's files, written under the scratch folder; None (and a reason) when unreadable."""
         self.zips += 1
         dest = self.unpack / f"zip{self.zips}"
@@ -284,7 +285,6 @@ class _Finder:
                 if len(infos) > MAX_ZIP_MEMBERS:
                     self.ignore(shown, f"a zip with more than {MAX_ZIP_MEMBERS} files")
                     return None
-                total = 0
                 dest.mkdir(parents=True)
                 for info in infos:
                     where = f"{shown}:{info.filename}"
@@ -300,12 +300,12 @@ class _Finder:
                     if Path(parts[-1]).suffix.lower() not in (*SUFFIXES, ".zip", ".yml"):
                         self.ignore(where, "not a .py, .ipynb or .zip file")
                         continue
-                    budget = min(MAX_FILE, MAX_ZIP_TOTAL - total)
+                    budget = min(MAX_FILE, MAX_UNPACKED - self.unpacked)
                     data = _read_member(zf, info, budget)
                     if data is None:
                         self.ignore(where, "too large (or unreadable) inside its zip")
                         continue
-                    total += len(data)
+                    self.unpacked += len(data)
                     target = dest.joinpath(*(_short(p) for p in parts))
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(data)
