@@ -193,7 +193,11 @@ def test_does_a_rerun_skip_the_unchanged_and_regrade_the_changed(tmp_path):
 
 
 def test_are_outputs_readable_by_the_grading_group(tmp_path):
-    run(tmp_path)
+    old = os.umask(0o077)   # even for an account whose umask keeps everything private
+    try:
+        run(tmp_path / "out")
+    finally:
+        os.umask(old)
     for path in tmp_path.rglob("*"):
         mode = stat.S_IMODE(path.stat().st_mode)
         assert mode & (0o050 if path.is_dir() else 0o040), f"{path} is {oct(mode)}"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .report import csv_text, write_atomic
+from .report import FILE_MODE, csv_text, write_atomic
 
 
 @dataclass
@@ -93,6 +93,7 @@ def plot(path: Path, items: list[Item], variants: Counter) -> None:
     ax2.set_title("Named misconceptions")
     tmp = path.with_name(f".{path.name}.tmp.png")
     fig.savefig(tmp, dpi=90)
+    tmp.chmod(FILE_MODE)
     tmp.replace(path)
 
 
