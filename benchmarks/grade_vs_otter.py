@@ -67,7 +67,7 @@ def main() -> int:
         ours_time = time.perf_counter() - start
         ours = {}
         for f in files:
-            data = json.loads((tmp / "ours" / f.stem / "results.json").read_text())
+            data = json.loads((tmp / "ours" / "submissions" / f.stem / "results.json").read_text())
             ours[f.stem] = data["extra_data"]["questions"]
         disagree = [name for name in theirs
                     if {q: round(v, 9) for q, v in ours[name].items()} != {q: round(v, 9) for q, v in theirs[name].items()}]

@@ -69,9 +69,9 @@ def received(dist, tmp_path_factory):
     for path in paths.release_dir().rglob("*"):
         if path.is_file() and "__pycache__" not in path.parts:
             texts[f"release:{path.name}"] = path.read_text()
-    for feedback in out.glob("*/feedback.md"):
+    for feedback in out.glob("submissions/*/feedback.md"):
         texts[f"feedback:{feedback.parent.name}"] = feedback.read_text()
-    for results in out.glob("*/results.json"):
+    for results in out.glob("submissions/*/results.json"):
         data = json.loads(results.read_text())
         shown = [data.get("output", "")] + [t.get("output", "") for t in data["tests"]]
         texts[f"results:{results.parent.name}"] = "\n".join(shown)

@@ -71,28 +71,38 @@ def release(out: Path | None):
 @click.argument("submissions", nargs=-1, required=True,
                 type=click.Path(exists=True, path_type=Path))
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Folder for grades.csv, per-submission results and feedback.")
+              help="Folder for grades.csv, found.csv, the item analysis and submissions/<name>/.")
 @click.option("--roster", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help="Canvas roster CSV: also write a gradebook import file.")
+              help="Canvas gradebook export (CSV): checked before grading; writes canvas_import.csv.")
+@click.option("--column", default=None,
+              help="The roster's assignment column to fill, by title or Canvas id (default: pe_attention).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Submissions graded at once (default: one per core).")
-@click.option("--force", is_flag=True, help="Regrade submissions that already have results.")
+@click.option("--force", is_flag=True, help="Regrade submissions that are unchanged since they were graded.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
               help="Seconds one call of a student function may take.")
 @click.option("--memory-mb", type=click.IntRange(min=256), default=2048, show_default=True,
               help="Memory limit of each submission's sandbox.")
-def grade(submissions: tuple[Path, ...], out: Path, roster: Path | None, jobs: int | None, force: bool,
-          timeout: float, memory_mb: int):
-    """Grade notebooks and .py files (or folders of them) in isolated processes."""
+def grade(submissions: tuple[Path, ...], out: Path, roster: Path | None, column: str | None, jobs: int | None,
+          force: bool, timeout: float, memory_mb: int):
+    """Grade submissions in isolated processes: files, folders of them, one folder per student, a
+    Gradescope export, a Canvas bulk download, or zips of these.
+
+    \b
+    Exit status: 0 everything graded and nothing needs a human;
+    1 nothing was graded (bad roster, no submissions: the message says why);
+    2 wrong usage; 3 graded, but something needs a human (listed in the summary and grades.csv).
+    """
     from . import grade as grade_
 
     try:
-        grade_.main(submissions=list(submissions), out=out, roster=roster, jobs=jobs, force=force,
-                    timeout=timeout, memory_mb=memory_mb)
+        run = grade_.main(submissions=list(submissions), out=out, roster=roster, column=column, jobs=jobs,
+                          force=force, timeout=timeout, memory_mb=memory_mb)
     except OSError as err:
         raise _fail_cleanly(err) from None
-    except ValueError as err:  # e.g. two submissions with the same name
+    except ValueError as err:  # e.g. a bad roster, two submissions with the same name
         raise click.ClickException(str(err)) from None
+    raise SystemExit(run.exit_code)
 
 
 @main.command()

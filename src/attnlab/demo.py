@@ -31,12 +31,12 @@ def main(*, out: Path = Path("attnlab-demo")) -> bool:
     with open(out / "results" / "grades.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     table = Table(title=f"3. Scores out of {possible:g} (per question: {out / 'results' / 'grades.csv'}; "
-                        f"feedback: {out / 'results'}/<submission>/feedback.md)")
+                        f"feedback: {out / 'results' / 'submissions'}/<submission>/feedback.md)")
     table.add_column("submission (name without _score_...)", no_wrap=True)
     table.add_column("promised")
     table.add_column("total", justify="right")
     table.add_column("lost points in")
-    questions = [c for c in (rows[0] if rows else {}) if c not in ("submission", "total")]
+    questions = [c for c in (rows[0] if rows else {}) if c in points]
     all_ok = True
     for row in rows:
         promised = samples.expected_outcome(row["submission"])

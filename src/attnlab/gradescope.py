@@ -70,9 +70,9 @@ def main(*, root: Path = Path("/autograder")) -> dict:
     else:
         work = Path(tempfile.mkdtemp(prefix="attnlab-", dir=results_dir))
         try:
-            grade.main(submissions=[submission], out=work, tests_dir=source / "tests",
-                       support_dir=source / "files", jobs=1, force=True, progress=False)
-            results = for_gradescope(json.loads((work / submission.stem / "results.json").read_text()))
+            run = grade.main(submissions=[submission], out=work, tests_dir=source / "tests",
+                             support_dir=source / "files", jobs=1, force=True, progress=False)
+            results = for_gradescope(json.loads(run.graded[0].results.read_text()))
         finally:
             shutil.rmtree(work, ignore_errors=True)
     report.write_atomic(results_dir / "results.json", json.dumps(results, indent=2))

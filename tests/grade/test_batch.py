@@ -1,53 +1,268 @@
-"""``attnlab grade`` over many submissions: outputs, re-runs, roster, item analysis."""
+"""``attnlab grade`` over many submissions: layouts end to end, identities, the roster, problems,
+names that try to break the batch, re-runs, dying workers."""
 
 import csv
 import json
+import os
+import stat
+import sys
+import unicodedata
+import zipfile
+from pathlib import Path
 
-from attnlab import paths
-from attnlab.grade import main
+import pytest
+from click.testing import CliRunner
+
+from attnlab import cli
+from attnlab.grade import batch, main
 
 from known_outcomes import ENGINE
+from layouts import CANVAS_ROSTER, FULL, PARTIAL, canvas_download, gradescope_export
 
 
-def run(out, **kw):
-    return main(submissions=[ENGINE / "submissions"], out=out, tests_dir=ENGINE / "tests", progress=False, **kw)
+def run(out, *given, **kw):
+    return main(submissions=list(given) or [ENGINE / "submissions"], out=out, tests_dir=ENGINE / "tests",
+                progress=False, **kw)
+
+
+def grades(out):
+    with open(out / "grades.csv", newline="", encoding="utf-8") as f:
+        return {r["submission"]: r for r in csv.DictReader(f)}
 
 
 def test_are_grades_results_and_feedback_written_per_submission(tmp_path):
-    graded = run(tmp_path)
-    rows = list(csv.DictReader(open(tmp_path / "grades.csv")))
-    assert [r["submission"] for r in rows] == sorted(g.submission for g in graded)
-    assert list(rows[0]) == ["submission", "calls", "total"]
-    for g in graded:
-        data = json.loads((tmp_path / g.submission / "results.json").read_text())
-        assert data["score"] == g.score
+    result = run(tmp_path)
+    rows = grades(tmp_path)
+    assert sorted(rows) == sorted(g.submission for g in result.graded)
+    assert list(next(iter(rows.values()))) == ["submission", "student", "student_id", "email", "calls", "total",
+                                               "status", "problem", "notes"]
+    assert {k: r["total"] for k, r in rows.items()} == {"honest_score_full": "5", "checked_early_score_partial": "4",
+                                                        "mutates_input_score_partial": "4"}
+    for g in result.graded:
+        data = json.loads((tmp_path / "submissions" / g.submission / "results.json").read_text())
+        assert data["score"] == g.score and data["extra_data"]["status"] == "graded"
         assert {t["visibility"] for t in data["tests"]} == {"visible", "hidden"}
-        assert all({"name", "score", "max_score", "visibility", "output"} <= set(t) for t in data["tests"])
-        assert (tmp_path / g.submission / "feedback.md").read_text().startswith("# Feedback")
+        assert (tmp_path / "submissions" / g.submission / "feedback.md").read_text().startswith("# Feedback")
     assert (tmp_path / "item_analysis.png").stat().st_size > 1000
     misconceptions = list(csv.DictReader(open(tmp_path / "misconceptions.csv")))
     assert {"question": "calls", "misconception": "in-place scaling", "submissions": "1"} in misconceptions
+    assert result.exit_code == 0
 
 
-def test_does_a_rerun_skip_what_is_graded_unless_forced(tmp_path):
-    run(tmp_path)
-    stamp = (tmp_path / "honest_score_full" / "results.json").stat().st_mtime_ns
-    assert all(g.skipped for g in run(tmp_path))
-    assert (tmp_path / "honest_score_full" / "results.json").stat().st_mtime_ns == stamp
-    assert not any(g.skipped for g in run(tmp_path, force=True))
+def test_is_a_gradescope_export_graded_with_names_ids_and_emails(tmp_path):
+    result = run(tmp_path / "out", gradescope_export(tmp_path))
+    rows = grades(tmp_path / "out")
+    assert (rows["submission_1001"]["student"], rows["submission_1001"]["student_id"],
+            rows["submission_1001"]["email"], rows["submission_1001"]["total"]) == \
+        ("Jane Doe", "4001", "jane@example.edu", "5")
+    assert rows["submission_1002"]["student"] == "Rémi Ångström; Bo Li"
+    assert rows["submission_1002"]["total"] == "4"
+    found = {r["submission"]: r for r in csv.DictReader(open(tmp_path / "out" / "found.csv", encoding="utf-8"))}
+    assert found["submission_1001"]["student"] == "Jane Doe (4001, jane@example.edu)"
+    folder = tmp_path / "out" / "submissions" / "submission_1001"
+    assert (folder / "feedback.md").read_text().startswith("# Feedback for Jane Doe (4001, jane@example.edu)")
+    students = json.loads((folder / "results.json").read_text())["extra_data"]["students"]
+    assert students == [{"name": "Jane Doe", "email": "jane@example.edu", "id": "4001", "login": ""}]
+    assert result.exit_code == 0
 
 
-def test_does_the_roster_become_a_canvas_import(tmp_path):
+def test_is_a_canvas_download_graded_into_the_rosters_own_column(tmp_path):
     roster = tmp_path / "roster.csv"
-    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n"
-                      "    Points Possible,,,,\n"
-                      "Ada,101,s1,honest_score_full,A\n"
-                      "Bob,mutates_input_score_partial,s2,bob,B\n"
-                      "Cy,103,s3,cy,A\n")
-    run(tmp_path / "out", roster=roster)
-    rows = list(csv.reader(open(tmp_path / "out" / "canvas_import.csv")))
-    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", paths.ASSIGNMENT]
-    assert rows[1][0] == "Points Possible" and rows[1][-1] == "5"
-    assert rows[2:] == [["Ada", "101", "s1", "honest_score_full", "A", "5"],
-                        ["Bob", "mutates_input_score_partial", "s2", "bob", "B", "4"],
-                        ["Cy", "103", "s3", "cy", "A", ""]]
+    roster.write_text(CANVAS_ROSTER)
+    result = run(tmp_path / "out", canvas_download(tmp_path), roster=roster)
+    rows = grades(tmp_path / "out")
+    assert {k: (r["student"], r["student_id"], r["total"], r["status"]) for k, r in rows.items()} == {
+        "doejane_4001": ("Doe, Jane", "4001", "5", "graded"),
+        "smithbob_4002": ("Smith, Bob", "4002", "4", "graded"),
+        "leeann_4003": ("Lee, Ann", "4003", "0", "unreadable"),
+    }
+    assert "not a notebook (not JSON" in rows["leeann_4003"]["problem"]
+    assert rows["smithbob_4002"]["notes"] == "late (Canvas)"
+    imported = list(csv.reader(open(tmp_path / "out" / "canvas_import.csv", encoding="utf-8")))
+    assert imported[0][-1] == "pe_attention (12345)"
+    assert [(r[0], r[-1]) for r in imported[2:]] == [("Doe, Jane", "5"), ("Smith, Bob", "4"), ("Lee, Ann", "0"),
+                                                     ("Kim, Noh", "")]
+    assert [result.roster.students[i]["Student"] for i in result.matching.missing] == ["Kim, Noh"]
+    assert result.exit_code == batch.NEEDS_HUMAN   # Ann's notebook needs a human
+
+
+def test_are_zips_and_student_folders_graded(tmp_path):
+    given = tmp_path / "given"
+    (given / "dana").mkdir(parents=True)
+    (given / "dana" / "pe_attention.py").write_text(FULL)
+    with zipfile.ZipFile(given / "eli.zip", "w") as zf:
+        zf.writestr("pe_attention/pe_attention.py", PARTIAL)
+    with zipfile.ZipFile(given / "fox.zip", "w") as zf:
+        zf.writestr("pe_attention/README.md", "nothing to grade")
+    (given / "renamed_zip.py").write_bytes((given / "eli.zip").read_bytes())
+    result = run(tmp_path / "out", given)
+    rows = grades(tmp_path / "out")
+    assert {k: (r["total"], r["status"]) for k, r in rows.items()} == {
+        "dana": ("5", "graded"), "eli": ("4", "graded"), "fox": ("0", "unreadable"),
+        "renamed_zip": ("0", "unreadable")}
+    assert "a zip archive" in rows["renamed_zip"]["problem"]
+    assert "no .ipynb or .py file" in rows["fox"]["problem"]
+    assert {g.submission for g in result.problems} == {"fox", "renamed_zip"}
+    found = list(csv.DictReader(open(tmp_path / "out" / "found.csv", encoding="utf-8")))
+    assert any(r["path"].endswith("README.md") and r["outcome"].startswith("ignored") for r in found)
+
+
+NAMES = ["grades.csv", "item_analysis.csv", "found.csv", "submissions", "..", ".", "Alice", "alice",
+         unicodedata.normalize("NFC", "José"), unicodedata.normalize("NFD", "José"), "x" * 240,
+         "=HYPERLINK(\"evil\")", "+1", "-2", "@SUM(A1)", "[bold red]boom[blink]"]
+
+
+def test_can_no_name_break_the_batch_or_reach_another_file(tmp_path):
+    given = tmp_path / "given"
+    given.mkdir()
+    for i, name in enumerate(NAMES):
+        (given / f"{name}.py").write_text(FULL if i % 2 == 0 else PARTIAL)
+    (given / "\ttab.py").write_text(FULL)
+    (given / os.fsdecode(b"latin1-caf\xe9.py")).write_text(FULL)   # a name that is not UTF-8
+    result = run(tmp_path / "out", given)
+    assert len(result.graded) == len(NAMES) + 2 and not result.problems
+    rows = list(csv.reader(open(tmp_path / "out" / "grades.csv", newline="", encoding="utf-8")))
+    by_total = {r[0]: r[5] for r in rows[1:]}
+    assert len(by_total) == len(NAMES) + 2 and by_total["latin1-caf\\xe9"] == "5"
+    assert by_total["'=HYPERLINK(\"evil\")"] == "4" and by_total["'+1"] == "5"
+    assert by_total["Alice"] == "5" and by_total["alice"] == "4"
+    assert not any(c.startswith(("=", "+", "-", "@", "\t", "\r")) for r in rows for c in r)
+    folders = {p.name.lower() for p in (tmp_path / "out" / "submissions").iterdir()}
+    assert len(folders) == len(NAMES) + 2   # distinct even on a case-insensitive file system
+    for g in result.graded:
+        assert g.results.parent.parent == tmp_path / "out" / "submissions"
+        assert json.loads(g.results.read_text())["score"] == g.score
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "found.csv", "grades.csv", "item_analysis.csv", "item_analysis.png", "misconceptions.csv", "submissions"]
+
+
+def test_does_the_terminal_show_names_as_text(tmp_path):
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "[bold red]boom[blink].py").write_bytes(b"PK\x03\x04 not a python file")
+    (given / "esc\x1b[2J.py").write_bytes(b"PK\x03\x04")
+    result = CliRunner().invoke(cli.main, ["grade", str(given), "--out", str(tmp_path / "out")])
+    assert "[bold red]boom[blink]" in result.output and "\x1b[2J" not in result.output
+    assert "esc\\x1b[2J" in result.output
+
+
+def test_does_the_cli_summarise_and_exit_3_when_a_human_is_needed(tmp_path):
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "good.py").write_text(FULL)
+    (given / "broken.ipynb").write_text("{not json")
+    (given / "notes.txt").write_text("")
+    args = ["grade", str(given), "--out", str(tmp_path / "out")]
+    import attnlab.paths
+
+    first = CliRunner().invoke(cli.main, args, env={"COLUMNS": "200"},
+                               catch_exceptions=False) if attnlab.paths.tests_dir() else None
+    assert first.exit_code == 3
+    text = " ".join(first.output.split())
+    assert "Found 2 submission(s) (2 file); ignored 1 file(s)" in text
+    assert "notes.txt" in text and "not a .py, .ipynb or .zip file" in text
+    assert "problems 1" in text and "broken.ipynb: not a notebook (not JSON" in text
+    assert "Class mean" in text and str(tmp_path / "out" / "grades.csv") in text
+    assert "exit status 3" in text
+
+
+def test_does_a_bad_roster_stop_the_run_before_grading(tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("Student,ID\nAda,1\nBob,1\n")
+    result = CliRunner().invoke(cli.main, ["grade", str(ENGINE / "submissions"), "--out", str(tmp_path / "out"),
+                                           "--roster", str(roster)])
+    assert result.exit_code == 1 and str(roster) in result.output and "the same ID '1'" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_does_a_rerun_skip_the_unchanged_and_regrade_the_changed(tmp_path):
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "ann.py").write_text(FULL)
+    (given / "ben.py").write_text(PARTIAL)
+    (given / "cat.ipynb").write_text("{not json")
+    first = run(tmp_path / "out", given)
+    assert [first.count(a) for a in ("graded", "skipped", "regraded")] == [2, 0, 0]
+    stamp = (tmp_path / "out" / "submissions" / "ann" / "results.json").stat().st_mtime_ns
+    (given / "ben.py").write_text(FULL)   # ben replaced his file with a better one
+    second = run(tmp_path / "out", given)
+    assert {g.submission: g.action for g in second.graded} == {"ann": "skipped", "ben": "regraded", "cat": ""}
+    assert grades(tmp_path / "out")["ben"]["total"] == "5"
+    assert (tmp_path / "out" / "submissions" / "ann" / "results.json").stat().st_mtime_ns == stamp
+    assert [g.action for g in run(tmp_path / "out", given, force=True).graded] == ["regraded", "regraded", ""]
+
+
+def test_are_outputs_readable_by_the_grading_group(tmp_path):
+    old = os.umask(0o077)   # even for an account whose umask keeps everything private
+    try:
+        run(tmp_path / "out")
+    finally:
+        os.umask(old)
+    for path in tmp_path.rglob("*"):
+        mode = stat.S_IMODE(path.stat().st_mode)
+        assert mode & (0o050 if path.is_dir() else 0o040), f"{path} is {oct(mode)}"
+
+
+CRASHING = [sys.executable, str(Path(__file__).with_name("crashing_worker.py"))]
+
+
+def test_does_a_dying_worker_cost_only_its_own_submission(tmp_path, monkeypatch):
+    monkeypatch.setattr(batch, "WORKER", CRASHING)
+    given = tmp_path / "given"
+    given.mkdir()
+    for i in range(3):   # more deaths than any shared budget of spare workers would allow
+        (given / f"a_crash{i}.py").write_text(FULL + "\n# CRASH ALWAYS\n")
+    (given / "b_once.py").write_text(FULL + "\n# CRASH ONCE\n")
+    for i in range(2):
+        (given / f"c_honest{i}.py").write_text(FULL)
+    result = run(tmp_path / "out", given, jobs=1)
+    rows = grades(tmp_path / "out")
+    assert {k: (r["total"], r["status"]) for k, r in rows.items()} == {
+        **{f"a_crash{i}": ("", "not graded") for i in range(3)},
+        "b_once": ("5", "graded"), "c_honest0": ("5", "graded"), "c_honest1": ("5", "graded")}
+    assert "the grading worker died (twice)" in rows["a_crash0"]["problem"]
+    assert [g.worker_failures for g in result.graded] == [2, 2, 2, 1, 0, 0]
+    assert "1 graded in a fresh worker after theirs failed" in " ".join(batch.summary(result, [("calls", 5)]))
+    assert result.exit_code == batch.NEEDS_HUMAN
+    again = run(tmp_path / "out", given, jobs=1)
+    assert {g.submission: g.action for g in again.graded} == {
+        **{f"a_crash{i}": "retried" for i in range(3)}, "b_once": "skipped", "c_honest0": "skipped",
+        "c_honest1": "skipped"}
+
+
+@pytest.mark.xfail(reason="needs the runner's rule (lead's branch): only a test's AssertionError names a "
+                          "misconception", strict=False)
+def test_is_a_students_own_looks_like_never_counted_as_a_misconception(tmp_path):
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "sly.py").write_text(FULL + "\n\ndef double(x):\n    raise ValueError('looks like made up by me: no')\n")
+    run(tmp_path / "out", given)
+    counted = {r["misconception"] for r in csv.DictReader(open(tmp_path / "out" / "misconceptions.csv"))}
+    assert grades(tmp_path / "out")["sly"]["total"] != "5" and "made up by me" not in counted
+
+
+def test_is_a_results_folder_inside_the_submissions_folder_left_alone(tmp_path):
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "ann.py").write_text(FULL)
+    run(given / "results", given, given / "ann.py")   # the same file twice counts once
+    again = run(given / "results", given)
+    assert [(g.submission, g.action) for g in again.graded] == [("ann", "skipped")]
+    assert any(i.why == "the results folder" for i in again.found.ignored)
+
+
+def test_does_a_submission_with_no_roster_student_need_a_human(tmp_path):
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "ada.py").write_text(FULL)
+    (given / "zed.py").write_text(FULL)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("Student,ID,SIS Login ID\nAda Lovelace,101,ada@uni.edu\nBo Bo,102,bo@uni.edu\n")
+    result = run(tmp_path / "out", given, roster=roster)
+    assert result.unmatched == ["zed"] and result.exit_code == batch.NEEDS_HUMAN
+    assert grades(tmp_path / "out")["ada"]["student"] == "Ada Lovelace"
+    text = " ".join(" ".join(batch.summary(result, [("calls", 5.0)])).split())
+    assert "grades go into a new column pe_attention" in text
+    assert "1 student(s) with no submission: Bo Bo" in text and "1 submission(s) with no roster student" in text
+    imported = list(csv.reader(open(tmp_path / "out" / "canvas_import.csv", encoding="utf-8")))
+    assert [(r[0], r[-1]) for r in imported[2:]] == [("Ada Lovelace", "5"), ("Bo Bo", "")]

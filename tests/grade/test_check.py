@@ -48,6 +48,6 @@ def test_do_check_and_grade_word_a_failure_the_same(tmp_path, capsys):
     assert check.main(submission=sub, question="sinusoidal_pe") == 1
     printed = capsys.readouterr().out
     main(submissions=[sub], out=tmp_path / "out", tests_dir=paths.public_tests_dir(), progress=False)
-    rows = json.loads((tmp_path / "out" / "mine" / "results.json").read_text())["tests"]
+    rows = json.loads((tmp_path / "out" / "submissions" / "mine" / "results.json").read_text())["tests"]
     failed = [r for r in rows if r["status"] == "failed" and r["extra_data"]["question"] == "sinusoidal_pe"]
     assert failed and all(f"{r['name']}: {r['output']}" in printed for r in failed)

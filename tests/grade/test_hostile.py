@@ -37,7 +37,7 @@ def graded(tmp_path_factory):
         (subs / path.name).write_text(twin + "\n\n" + path.read_text())
     out = tmp_path_factory.mktemp("results")
     snapshot = {p: p.read_bytes() for p in paths.tests_dir().glob("*.py")}
-    results = {g.submission: g for g in main(submissions=[subs], out=out, timeout=2, progress=False)}
+    results = {g.submission: g for g in main(submissions=[subs], out=out, timeout=2, progress=False).graded}
     return results, out, snapshot
 
 
@@ -66,7 +66,7 @@ def test_are_results_safe_from_fake_writers_even_after_grading(graded):
     results, out, _ = graded
     time.sleep(1.5)   # the fixture's daemon would rewrite files every 0.1 s for 10 s
     for name, g in results.items():
-        data = json.loads((out / name / "results.json").read_text())
+        data = json.loads((out / "submissions" / name / "results.json").read_text())
         assert data["score"] == g.score and data["extra_data"]["engine"] == "attnlab"
 
 
@@ -76,5 +76,5 @@ def test_does_nothing_the_student_sees_hold_hidden_test_source(graded):
     hidden_markers = ["oracle.assert_close", "def test_values", "attnlab_oracle", "pe_variants"]
     for name in results:
         for file in ("feedback.md", "results.json", "output.txt"):
-            text = (out / name / file).read_text()
+            text = (out / "submissions" / name / file).read_text()
             assert not any(m in text for m in hidden_markers), f"{name}/{file} leaks test source"

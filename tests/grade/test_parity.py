@@ -43,7 +43,7 @@ def compare(tests: Path, support: Path | None, submissions: list[Path], tmp: Pat
     with ThreadPoolExecutor(2) as pool:
         theirs = dict(zip(submissions, pool.map(lambda s: otter_scores(zip_path, s, work), submissions)))
     ours = {g.submission: g.questions for g in main(submissions=submissions, out=tmp / "ours",
-                                                     tests_dir=tests, support_dir=support, progress=False)}
+                                                     tests_dir=tests, support_dir=support, progress=False).graded}
     for sub in submissions:
         assert {q: pytest.approx(v) for q, v in ours[sub.stem].items()} == theirs[sub], sub.name
 

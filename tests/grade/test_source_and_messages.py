@@ -1,7 +1,6 @@
 import json
 
 import numpy as np
-import pytest
 
 from attnlab.grade import messages, source
 from attnlab.grade.session import StudentTimeout, student_exception
@@ -17,13 +16,6 @@ def test_do_magics_become_get_ipython_calls(tmp_path):
     path.write_text(json.dumps(nb))
     cells = source.cells(path)
     assert cells == ["get_ipython().run_line_magic('matplotlib', 'inline')\nx = 1\n"]
-
-
-def test_are_two_submissions_with_one_name_refused(tmp_path):
-    (tmp_path / "a.py").write_text("")
-    (tmp_path / "a.ipynb").write_text("{}")
-    with pytest.raises(ValueError):
-        source.find([tmp_path])
 
 
 def test_does_a_numpy_testing_dump_never_reach_the_student():

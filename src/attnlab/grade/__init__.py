@@ -1,11 +1,12 @@
 """The isolated grading engine behind ``attnlab grade``.
 
-Data flow: ``source`` (submission -> code cells) -> ``sandbox`` (student side, forked from a zygote,
-isolated by ``jail``) <-> ``wire`` (plain data only) <-> ``session`` (trusted side: proxies) ->
+Data flow: ``discover`` (downloads -> submissions and who wrote them) -> ``source`` (submission ->
+code cells) -> ``sandbox`` (student side, forked from a zygote, isolated by ``jail``) <-> ``wire`` (plain data only) <-> ``session`` (trusted side: proxies) ->
 ``runner`` (one submission: execute, run the test cases) -> ``report`` (results.json, feedback.md)
--> ``batch`` (workers, grades.csv) -> ``analysis`` (item analysis) and ``canvas`` (LMS import).
+-> ``batch`` (re-runs, workers, grades.csv, summary) -> ``analysis`` (item analysis) and ``canvas``
+(roster, LMS import).
 """
 
-from .batch import Graded, main
+from .batch import Graded, Run, main
 
-__all__ = ["Graded", "main"]
+__all__ = ["Graded", "Run", "main"]

@@ -1,16 +1,15 @@
 """Item analysis over every graded submission: pass rate per test case and how often each named
-misconception (``looks like <variant>:`` in a failure message) was seen."""
+misconception was seen. The misconceptions are the engine's (``CaseResult.misconception``, from the
+tests' own messages, in results.json's ``extra_data``): nothing here reads a student's text."""
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .report import write_atomic
+from .report import FILE_MODE, csv_text, write_atomic
 
 
 @dataclass
@@ -45,18 +44,11 @@ def analyse(results: list[dict[str, Any]]) -> tuple[list[Item], Counter]:
 
 def write(out: Path, results: list[dict[str, Any]]) -> tuple[list[Item], Counter]:
     items, variants = analyse(results)
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(["question", "case", "hidden", "passed", "graded", "pass_rate"])
-    for it in items:
-        w.writerow([it.question, it.case, it.hidden, it.passed, it.graded, f"{it.rate:.3f}"])
-    write_atomic(out / "item_analysis.csv", buf.getvalue())
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(["question", "misconception", "submissions"])
-    for (q, v), n in variants.most_common():
-        w.writerow([q, v, n])
-    write_atomic(out / "misconceptions.csv", buf.getvalue())
+    write_atomic(out / "item_analysis.csv", csv_text(
+        [["question", "case", "hidden", "passed", "graded", "pass_rate"]]
+        + [[it.question, it.case, it.hidden, it.passed, it.graded, f"{it.rate:.3f}"] for it in items]))
+    write_atomic(out / "misconceptions.csv", csv_text(
+        [["question", "misconception", "submissions"]] + [[q, v, n] for (q, v), n in variants.most_common()]))
     if items:
         plot(out / "item_analysis.png", items, variants)
     return items, variants
@@ -101,14 +93,16 @@ def plot(path: Path, items: list[Item], variants: Counter) -> None:
     ax2.set_title("Named misconceptions")
     tmp = path.with_name(f".{path.name}.tmp.png")
     fig.savefig(tmp, dpi=90)
+    tmp.chmod(FILE_MODE)
     tmp.replace(path)
 
 
 def table(items: list[Item], variants: Counter):
     """The analysis as rich tables: pass rates per question (each case in item_analysis.csv and
     the plot), then the named misconceptions."""
-    from rich.markup import escape
     from rich.table import Table
+
+    from .report import shown as escape
 
     t = Table(title="Item analysis (every case: item_analysis.csv and .png)")
     for col in ("question", "cases", "hardest case", "its pass rate"):

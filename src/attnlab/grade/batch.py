@@ -1,57 +1,378 @@
-"""``attnlab grade``: grade many submissions in parallel, each in its own sandbox.
+"""``attnlab grade``: find the submissions, grade each in its own sandbox, write what spans them.
 
-The main process schedules submissions onto worker processes (one per core by default) and owns
-the outputs that span submissions: ``grades.csv`` (rewritten atomically after every submission),
-the item analysis, and the Canvas import. A worker that dies or hangs costs only the submission it
-was grading, which gets a zero row saying so; a new worker takes its place.
+1. The roster, if any, is read and checked (``canvas.load``) before anything else.
+2. The submissions are found in the layouts LMSs hand over (``discover``) and each one's file is
+   copied to ``RESULTS/submissions/<folder>/`` (``report.folder_name``: no submission's name can
+   reach the batch's own files or another submission's folder). What is graded is that copy, so
+   the content hash stored with its results is the hash of what was graded.
+3. A submission whose results hold the same content hash and tests fingerprint is skipped; a
+   changed one is regraded; one whose grading failed last time is retried. An unreadable one (not
+   a notebook, a zip renamed ``.py``, not UTF-8) scores 0 with the reason, without a worker.
+4. The rest go to worker processes (one per core). A worker that dies or hangs is replaced and the
+   submission it held is retried once in a fresh worker; a second failure makes it a problem with
+   status "not graded" and no total, never a grade. No other submission is affected.
+5. ``grades.csv`` (rewritten atomically after every submission), ``found.csv``, the item analysis,
+   the Canvas import, and a closing summary.
+
+``Run.exit_code``: 0 when every submission was graded and nothing needs a human; 3 when grading
+finished but something does (an unreadable submission, one that could not be graded, a submission
+no roster student matches, two submissions claiming one student). Errors before grading (bad
+roster, nothing to grade) raise, and the CLI exits 1 with the message.
 """
 
 from __future__ import annotations
 
-import csv
-import io
+import hashlib
 import json
 import os
 import selectors
 import signal
+import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from collections import Counter, deque
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 
-from .. import paths
-from . import analysis, canvas, report, source
-from .runner import Limits, load_tests
+from .. import __version__, paths
+from . import analysis, canvas, report
+from .discover import Found, Student, Submission, discover, unreadable
+from .report import GRADED, NOT_GRADED, UNREADABLE
+from .runner import CaseResult, Limits, QuestionResult, Report, load_tests
+
+WORKER = [sys.executable, "-m", "attnlab.grade.worker"]
+NEEDS_HUMAN = 3
+MAX_FAILED_STARTS = 3   # workers in a row that die before they are ready: the machine is the problem
 
 
 @dataclass
 class Graded:
-    submission: str
-    score: float
+    submission: str                       # the submission's key (file stem, folder name, ...)
+    score: float | None                   # None when it could not be graded
     questions: dict[str, float]
-    results: Path
-    skipped: bool = False  # graded by an earlier run
+    results: Path | None
+    skipped: bool = False                 # unchanged since an earlier run graded it
+    status: str = GRADED
+    problem: str = ""
+    students: tuple[Student, ...] = ()
+    origin: str = ""
+    notes: list[str] = field(default_factory=list)
+    action: str = ""                      # graded, skipped, regraded, retried ("" when not run)
+    worker_failures: int = 0              # in this run: its worker died or hung while grading it
 
+    def who(self) -> str:
+        return "; ".join(s.label() for s in self.students) or self.submission
+
+
+@dataclass
+class Run:
+    graded: list[Graded]
+    found: Found
+    out: Path
+    written: list[Path]
+    roster: canvas.Roster | None = None
+    matching: canvas.Matching | None = None
+    earlier: int = 0                      # results in RESULTS/submissions from other runs' submissions
+
+    def count(self, action: str) -> int:
+        return sum(g.action == action for g in self.graded)
+
+    @property
+    def problems(self) -> list[Graded]:
+        return [g for g in self.graded if g.status != GRADED]
+
+    @property
+    def unmatched(self) -> list[str]:
+        return self.matching.unmatched if self.matching else []
+
+    @property
+    def exit_code(self) -> int:
+        clashes = self.matching.clashes if self.matching else {}
+        return NEEDS_HUMAN if self.problems or self.unmatched or clashes else 0
+
+
+@dataclass
+class _Job:
+    key: str
+    folder: str
+    path: Path
+    fields: dict[str, Any]
+    who: str
+    failures: int = 0                      # infrastructure failures while grading it
+    fresh_only: bool = False               # a retry: only a worker that has graded nothing yet
+
+
+def main(*, submissions: list[Path], out: Path, tests_dir: Path | None = None,
+         support_dir: Path | None = None, jobs: int | None = None, force: bool = False,
+         roster: Path | None = None, column: str | None = None, timeout: float = 10.0,
+         memory_mb: int = 2048, progress: bool = True) -> Run:
+    """Grade every submission found in ``submissions`` into ``out``; see the module docstring.
+
+    ``timeout`` bounds one call of a student function; executing the submission gets 3x that per
+    statement and the whole submission 30x. ``force`` regrades unchanged submissions too.
+    ``column`` picks the roster's assignment column (default: the assignment's name).
+    """
+    if column is not None and roster is None:
+        raise ValueError("--column chooses a column of the roster: give --roster too")
+    the_roster = canvas.load(Path(roster), column=column, assignment=paths.ASSIGNMENT) if roster else None
+    out = Path(out).resolve()
+    tests_dir = Path(tests_dir or paths.tests_dir()).resolve()
+    if support_dir is None and (paths.autograder_dir() / "support").is_dir():
+        support_dir = paths.autograder_dir() / "support"
+    support_dir = Path(support_dir).resolve() if support_dir else None
+    limits = Limits.from_timeout(timeout, memory_mb)
+    tests = load_tests(tests_dir, support_dir)
+    questions = [(tf.name, tf.points) for tf in tests]
+    fingerprint = _tests_fingerprint(tests_dir, support_dir, limits)
+    store = out / "submissions"
+
+    with tempfile.TemporaryDirectory(prefix="attnlab-unpack-") as scratch:
+        found = discover([Path(s) for s in submissions], unpack=Path(scratch), release=paths.release_dir(),
+                         exclude=out)
+        folders = {sub.key: report.folder_name(sub.key) for sub in found.submissions}
+        if len(set(folders.values())) < len(folders):   # only if two keys' hashes collided
+            raise ValueError("two submissions would share a results folder; rename one")
+        matching = canvas.match(the_roster, found.submissions) if the_roster else None
+        if the_roster and matching:
+            _fill_identities(found.submissions, the_roster, matching)
+        report.make_dirs(store)
+        graded: dict[str, Graded] = {}
+        todo: list[_Job] = []
+        for sub in found.submissions:
+            g, job = _prepare(sub, store / folders[sub.key], tests, fingerprint, force)
+            graded[sub.key] = g
+            if job is not None:
+                todo.append(job)
+    earlier = sum(1 for p in store.iterdir() if p.is_dir() and p.name not in set(folders.values()))
+
+    def write_grades() -> None:
+        report.write_atomic(out / "grades.csv", grades_csv(list(graded.values()), questions))
+
+    def done(job: _Job, data: dict[str, Any]) -> None:
+        g = graded[job.key]
+        status = data["extra_data"].get("status", GRADED)
+        g.status, g.results, g.worker_failures = status, store / job.folder / "results.json", job.failures
+        g.score = float(data["score"]) if status != NOT_GRADED else None
+        g.questions = dict(data["extra_data"]["questions"]) if status != NOT_GRADED else {}
+        g.problem = "; ".join(data["extra_data"]["errors"]) if status == NOT_GRADED else g.problem
+        write_grades()
+
+    write_grades()
+    if todo:
+        threading.Thread(target=analysis.preload, daemon=True).start()
+        hide = sorted({str(paths.kit_root()), str(tests_dir), str(out), str(Path.home())}
+                      | ({str(support_dir)} if support_dir else set())
+                      | {str(Path(s).resolve() if Path(s).is_dir() else Path(s).resolve().parent)
+                         for s in submissions})
+        config = dict(tests_dir=str(tests_dir), support_dir=str(support_dir) if support_dir else None,
+                      out=str(store), limits=limits.__dict__, hide=hide, isolate=True, parent=os.getpid())
+        _schedule(todo, config, jobs or os.cpu_count() or 1, limits, questions, store, done, progress)
+    write_grades()
+
+    written = [out / "grades.csv", out / "found.csv"]
+    report.write_atomic(out / "found.csv", found_csv(found, graded, folders))
+    results = [report.read(g.results) for g in graded.values() if g.status == GRADED and g.results]
+    items, variants = analysis.write(out, [r for r in results if r is not None])
+    written += [out / "item_analysis.csv", out / "misconceptions.csv"]
+    if items:
+        written.append(out / "item_analysis.png")
+    if the_roster is not None and matching is not None:
+        totals = {g.submission: g.score for g in graded.values()}
+        written.append(canvas.write(out, the_roster, matching, totals, sum(p for _, p in questions)))
+    written.append(store)
+    run = Run(list(graded.values()), found, out, written, the_roster, matching, earlier)
+    if progress:
+        from rich.console import Console
+
+        console = Console(stderr=True)
+        for t in analysis.table(items, variants):
+            console.print(t)
+        for line in summary(run, questions):
+            console.print(line, highlight=False)
+    return run
+
+
+def _fill_identities(subs: list[Submission], roster: canvas.Roster, matching: canvas.Matching) -> None:
+    """Names, ids and emails the roster knows and the submission's source did not say."""
+    for sub in subs:
+        rows = matching.rows.get(sub.key)
+        if rows and len(rows) == len(sub.students):   # (a group with an unmatched student keeps its own)
+            sub.students = tuple(
+                Student(name=s.name or r.name, email=s.email or r.email, id=s.id or r.id, login=s.login)
+                for s, r in zip(sub.students, (canvas.student(roster, row) for row in rows), strict=True))
+
+
+def _prepare(sub: Submission, folder: Path, tests: list, fingerprint: str,
+             force: bool) -> tuple[Graded, _Job | None]:
+    """The submission's row as it stands, and its job when it must be (re)graded."""
+    g = Graded(sub.key, None, {}, folder / "results.json", students=sub.students, origin=sub.origin,
+               notes=list(sub.notes))
+    previous = report.read(folder / "results.json")
+    fields: dict[str, Any] = {"submission": sub.key, "students": [asdict(s) for s in sub.students],
+                              "origin": sub.origin, "notes": sub.notes, "tests_sha256": fingerprint}
+    if sub.file is None:
+        return _unreadable(g, folder, sub.key, sub.problem, tests, fields, staged=None), None
+    data = sub.file.read_bytes()
+    digest = hashlib.sha256(sub.file.suffix.encode() + b"\0" + data).hexdigest()
+    fields["sha256"] = digest
+    before = previous["extra_data"] if previous else {}
+    if (not force and before.get("status") == GRADED and before.get("sha256") == digest
+            and before.get("tests_sha256") == fingerprint):
+        g.skipped, g.action, g.score = True, "skipped", float(previous["score"])
+        g.questions = dict(before["questions"])
+        if any(before.get(k) != v for k, v in fields.items()):   # e.g. the roster now names them
+            report.stamp(folder / "results.json", fields, sub.who())
+        return g, None
+    g.action = ("graded" if previous is None else "retried" if before.get("status") == NOT_GRADED
+                else "regraded")
+    staged = folder / f"{folder.name}{sub.file.suffix}"
+    for old in folder.glob(f"{folder.name}.*"):
+        if old != staged and old.suffix in (".py", ".ipynb"):
+            old.unlink()
+    report.make_dirs(folder)
+    (folder / "results.json").unlink(missing_ok=True)   # from here on, its presence means this run graded it
+    _copy_atomic(data, staged)
+    why = unreadable(staged)
+    if why:
+        g.action = ""
+        return _unreadable(g, folder, sub.key, f"{sub.file.name}: {why}", tests, fields, staged), None
+    return g, _Job(sub.key, folder.name, staged, fields, sub.who())
+
+
+def _unreadable(g: Graded, folder: Path, key: str, why: str, tests: list, fields: dict[str, Any],
+                staged: Path | None) -> Graded:
+    """Score 0 with the reason, through the same writer as a graded submission."""
+    questions = [QuestionResult(tf.name, tf.points, tf.all_or_nothing,
+                                [CaseResult(tf.name, c.name, c.points, c.hidden, False,
+                                            f"not graded: the submission {why}") for c in tf.cases])
+                 for tf in tests]
+    rep = Report(folder.name, str(staged or folder), questions, [f"the submission {why}"])
+    path = report.write(folder.parent, rep)
+    report.stamp(path, dict(fields, status=UNREADABLE, problem=why), g.who())
+    g.status, g.problem, g.score = UNREADABLE, why, 0.0
+    g.questions = {q.name: 0.0 for q in questions}
+    return g
+
+
+def _copy_atomic(data: bytes, path: Path) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:200]}.")
+    try:
+        os.fchmod(fd, report.FILE_MODE)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _tests_fingerprint(tests_dir: Path, support_dir: Path | None, limits: Limits) -> str:
+    """Changes when anything that decides a grade changes: tests, oracle, limits, engine version."""
+    h = hashlib.sha256(json.dumps([__version__, limits.__dict__]).encode())
+    for root in filter(None, (tests_dir, support_dir)):
+        for p in sorted(root.rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts:
+                h.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+# ---- outputs that span submissions
+
+def grades_csv(graded: list[Graded], questions: list[tuple[str, float]]) -> str:
+    rows: list[list[Any]] = [["submission", "student", "student_id", "email", *(q for q, _ in questions),
+                              "total", "status", "problem", "notes"]]
+    for g in sorted(graded, key=lambda g: g.submission):
+        if g.score is None and g.status == GRADED:
+            continue   # not graded yet in this run
+        scores = [f"{g.questions.get(q, 0.0):g}" if g.score is not None else "" for q, _ in questions]
+        rows.append([g.submission, "; ".join(s.name or s.login for s in g.students),
+                     "; ".join(s.id for s in g.students if s.id), "; ".join(s.email for s in g.students if s.email),
+                     *scores, "" if g.score is None else f"{g.score:g}", g.status, g.problem,
+                     "; ".join(g.notes)])
+    return report.csv_text(rows)
+
+
+def found_csv(found: Found, graded: dict[str, Graded], folders: dict[str, str]) -> str:
+    rows: list[list[Any]] = [["path", "submission", "student", "outcome"]]
+    for sub in found.submissions:
+        g = graded[sub.key]
+        outcome = g.status + (f" ({g.action})" if g.action else "") + (f": {g.problem}" if g.problem else "")
+        rows.append([sub.origin, sub.key, g.who(), f"{outcome} (submissions/{folders[sub.key]})"])
+    rows += [[i.path, "", "", f"ignored: {i.why}"] for i in found.ignored]
+    return report.csv_text(rows)
+
+
+def summary(run: Run, questions: list[tuple[str, float]]) -> list[str]:
+    """The closing lines (rich markup; every name escaped)."""
+    s = report.shown
+    layouts = ", ".join(f"{n} {kind}" for kind, n in sorted(run.found.layouts().items()))
+    lines = [f"[bold]Found[/] {len(run.found.submissions)} submission(s) ({layouts}); "
+             f"ignored {len(run.found.ignored)} file(s)" + (":" if run.found.ignored else ".")]
+    reasons = Counter(i.why for i in run.found.ignored)
+    for why, n in reasons.most_common(8):
+        example = next(i.path for i in run.found.ignored if i.why == why)
+        lines.append(f"  {n} x {s(why)}, e.g. {s(example)}")
+    again = sum(g.worker_failures > 0 and g.status == GRADED for g in run.graded)
+    lines.append(f"[bold]Graded[/] {run.count('graded')}, skipped {run.count('skipped')} (unchanged since "
+                 f"graded), regraded {run.count('regraded')}, retried {run.count('retried')} (not graded "
+                 "last time)" + (f", {again} graded in a fresh worker after theirs failed" if again else "")
+                 + f"; problems {len(run.problems)}" + (":" if run.problems else "."))
+    for g in run.problems:
+        verdict = "scored 0" if g.status == UNREADABLE else "not graded; a re-run retries it"
+        lines.append(f"  [red]{s(g.who())}[/] ({s(g.origin)}): {s(g.problem)} ({verdict})")
+    totals = [g.score for g in run.graded if g.score is not None]
+    possible = sum(p for _, p in questions)
+    if totals:
+        lines.append(f"[bold]Class[/] mean {statistics.mean(totals):.2f}, median {statistics.median(totals):g} "
+                     f"out of {possible:g} ({len(totals)} with a total)")
+    if run.roster is not None and run.matching is not None:
+        m, r = run.matching, run.roster
+        where = "a new column" if r.new_column else "its column"
+        lines.append(f"[bold]Roster[/] {s(r.path)} ({r.encoding}): grades go into {where} {s(r.column)!s}; "
+                     f"{len(m.missing)} student(s) with no submission"
+                     + (": " + ", ".join(s(r.students[i]['Student']) for i in m.missing[:20]) if m.missing else "")
+                     + (" ..." if len(m.missing) > 20 else ""))
+        if m.unmatched:
+            lines.append(f"  [red]{len(m.unmatched)} submission(s) with no roster student[/]: "
+                         + ", ".join(s(k) for k in m.unmatched))
+        for row, keys in m.clashes.items():
+            lines.append(f"  [red]{s(r.students[row]['Student'])} is claimed by several submissions[/]: "
+                         + ", ".join(s(k) for k in keys) + " (no grade filled in)")
+    if run.earlier:
+        lines.append(f"{run.earlier} earlier result folder(s) in {s(run.out / 'submissions')} belong to "
+                     "submissions not given this time; grades.csv lists this run's only.")
+    lines.append("[bold]Wrote[/] " + ", ".join(s(p) for p in run.written))
+    if run.exit_code:
+        lines.append(f"[red]Needs a human[/]: see the lines above (exit status {run.exit_code}).")
+    return lines
+
+
+# ---- the worker pool
 
 class _Worker:
     def __init__(self, config: dict):
         root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "attnlab.grade.worker", json.dumps(config)],
+            [*WORKER, json.dumps(config)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True, bufsize=1,
             start_new_session=True,
         )
         self.cpu = config.get("cpu")
-        self.job: dict | None = None
+        self.job: _Job | None = None
         self.since = 0.0
         self.ready = False
+        self.served = 0
 
-    def send(self, job: dict) -> None:
+    def send(self, job: _Job) -> None:
         self.job, self.since = job, time.monotonic()
-        self.proc.stdin.write(json.dumps(job) + "\n")
+        self.served += 1
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps({"path": str(job.path), "name": job.folder}) + "\n")
         self.proc.stdin.flush()
 
     def kill(self) -> None:
@@ -63,90 +384,19 @@ class _Worker:
 
     def close(self) -> None:
         try:
+            assert self.proc.stdin is not None
             self.proc.stdin.close()
             self.proc.wait(timeout=15)
         except (OSError, subprocess.TimeoutExpired):
             self.kill()
 
 
-def main(*, submissions: list[Path], out: Path, tests_dir: Path | None = None,
-         support_dir: Path | None = None, jobs: int | None = None, force: bool = False,
-         roster: Path | None = None, timeout: float = 10.0, memory_mb: int = 2048,
-         progress: bool = True) -> list[Graded]:
-    """Grade every submission (files, or folders of ``.ipynb``/``.py`` files) into ``out``.
-
-    ``timeout`` bounds one call of a student function; executing the submission gets 3x that per
-    statement and the whole submission 30x. Already graded submissions are skipped unless ``force``.
-    """
-    out = Path(out).resolve()
-    tests_dir = Path(tests_dir or paths.tests_dir()).resolve()
-    if support_dir is None and (paths.autograder_dir() / "support").is_dir():
-        support_dir = paths.autograder_dir() / "support"
-    support_dir = Path(support_dir).resolve() if support_dir else None
-    files = source.find([Path(s) for s in submissions])
-    tests = load_tests(tests_dir, support_dir)
-    questions = [(tf.name, tf.points) for tf in tests]
-    out.mkdir(parents=True, exist_ok=True)
-    limits = Limits.from_timeout(timeout, memory_mb)
-
-    done: dict[str, dict] = {}
-    for path in sorted(out.glob("*/results.json")):
-        data = report.read(path)
-        if data is not None:
-            done[path.parent.name] = data
-    todo = [f for f in files if force or f.stem not in done]
-    hide = sorted({str(paths.kit_root()), str(tests_dir), str(out), str(Path.home())}
-                  | ({str(support_dir)} if support_dir else set())
-                  | {str(f.resolve().parent) for f in files})
-    config = dict(tests_dir=str(tests_dir), support_dir=str(support_dir) if support_dir else None,
-                  out=str(out), limits=limits.__dict__, hide=hide, isolate=True)
-
-    if todo:
-        threading.Thread(target=analysis.preload, daemon=True).start()
-
-    def finished(name: str, data: dict) -> None:
-        done[name] = data
-        report.write_atomic(out / "grades.csv", grades_csv(done, questions))
-
-    _schedule(todo, config, jobs or os.cpu_count() or 1, limits, questions, out, finished, progress)
-    report.write_atomic(out / "grades.csv", grades_csv(done, questions))
-
-    results = [done[name] for name in sorted(done)]
-    items, variants = analysis.write(out, results)
-    if progress:
-        from rich.console import Console
-
-        console = Console(stderr=True)
-        for t in analysis.table(items, variants):
-            console.print(t)
-    if roster is not None:
-        totals = {name: float(d["score"]) for name, d in done.items()}
-        _, unmatched = canvas.write(out, Path(roster), totals, paths.ASSIGNMENT, sum(p for _, p in questions))
-        if unmatched and progress:
-            print(f"no roster row matches: {', '.join(unmatched)}", file=sys.stderr)
-    todo_names = {f.stem for f in todo}
-    return [Graded(f.stem, float(done[f.stem]["score"]), dict(done[f.stem]["extra_data"]["questions"]),
-                   out / f.stem / "results.json", f.stem not in todo_names) for f in files]
-
-
-def grades_csv(done: dict[str, dict], questions: list[tuple[str, float]]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(["submission", *(q for q, _ in questions), "total"])
-    for name in sorted(done):
-        scores = done[name]["extra_data"]["questions"]
-        w.writerow([name, *(f"{scores.get(q, 0.0):g}" for q, _ in questions), f"{done[name]['score']:g}"])
-    return buf.getvalue()
-
-
-def _schedule(todo: list[Path], config: dict, jobs: int, limits: Limits,
-              questions: list[tuple[str, float]], out: Path, finished, progress: bool) -> None:
-    if not todo:
-        return
-    queue = list(todo)
+def _schedule(todo: list[_Job], config: dict, jobs: int, limits: Limits, questions: list[tuple[str, float]],
+              store: Path, done: Callable[[_Job, dict], None], progress: bool) -> None:
+    queue = deque(todo)
     sel = selectors.DefaultSelector()
     workers: list[_Worker] = []
-    spares = 2 * jobs   # replacements for workers that die
+    failed_starts = 0
     watchdog = limits.wall + 60
 
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
@@ -159,19 +409,32 @@ def _schedule(todo: list[Path], config: dict, jobs: int, limits: Limits,
         workers.append(w)
         sel.register(w.proc.stdout, selectors.EVENT_READ, w)
 
-    def retire(w: _Worker, why: str | None) -> None:
-        nonlocal spares
+    def finish(job: _Job) -> None:
+        done(job, report.stamp(store / job.folder / "results.json", job.fields, job.who))
+        bar.advance(job.key)
+
+    def failed(job: _Job, why: str, retry: bool = True) -> None:
+        """An infrastructure failure: retried once in a fresh worker, then a problem, not a grade."""
+        job.failures += 1
+        if retry and job.failures < 2:
+            job.fresh_only = True
+            queue.appendleft(job)
+            return
+        data = report.failed_results(job.folder, questions, why if job.failures < 2 else f"{why} (twice)")
+        report.write_atomic(store / job.folder / "results.json", json.dumps(data, indent=1))
+        report.write_atomic(store / job.folder / "feedback.md",
+                            f"# Feedback for {job.who}\n\nNot graded yet: {why}. It will be graded again.\n")
+        finish(job)
+
+    def retire(w: _Worker, why: str) -> None:
+        nonlocal failed_starts
         sel.unregister(w.proc.stdout)
         workers.remove(w)
         w.kill()
-        if w.job is not None and why is not None:
-            name = w.job["name"]
-            data = report.failed_results(name, questions, why)
-            report.write_atomic(out / name / "results.json", json.dumps(data, indent=1))
-            finished(name, data)
-            bar.advance(name)
-        if queue and spares > 0:
-            spares -= 1
+        failed_starts = 0 if w.ready else failed_starts + 1
+        if w.job is not None:
+            failed(w.job, why)
+        if queue and failed_starts < MAX_FAILED_STARTS and len(workers) < jobs:
             start()
 
     bar = _Progress(len(todo), progress)
@@ -181,36 +444,46 @@ def _schedule(todo: list[Path], config: dict, jobs: int, limits: Limits,
         while workers:
             for w in list(workers):
                 if w.ready and w.job is None:
-                    if queue:
-                        path = queue.pop(0)
-                        w.send({"path": str(path), "name": path.stem})
+                    job = next((j for j in queue if not j.fresh_only or w.served == 0), None)
+                    if job is not None:
+                        queue.remove(job)
+                        w.send(job)
                     else:
                         sel.unregister(w.proc.stdout)
                         workers.remove(w)
                         w.close()
+                        if queue:   # only retries are left, and this worker has graded before
+                            start()
                 elif w.job is not None and time.monotonic() - w.since > watchdog:
                     retire(w, f"grading took longer than {watchdog:g} s")
             for key, _ in sel.select(timeout=0.5):
                 w = key.data
+                if w not in workers:
+                    continue
                 line = w.proc.stdout.readline()
                 if not line:
                     retire(w, "the grading worker died")
                     continue
-                msg = json.loads(line)
-                if "ready" in msg:
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    retire(w, "the grading worker answered nonsense")
+                    continue
+                if isinstance(msg, dict) and "ready" in msg and not w.ready:
                     w.ready = True
                     continue
-                data = report.read(Path(msg["results"]))
-                if data is None:
-                    data = report.failed_results(msg["name"], questions, "unreadable results")
-                finished(msg["name"], data)
-                bar.advance(msg["name"])
+                job = w.job
+                if job is None or not isinstance(msg, dict) or msg.get("name") != job.folder:
+                    retire(w, "the grading worker answered nonsense")
+                    continue
                 w.job = None
+                if report.read(store / job.folder / "results.json") is None:
+                    failed(job, "the grading worker wrote no results")
+                else:
+                    finish(job)
             if not workers and queue:
-                for path in queue:
-                    data = report.failed_results(path.stem, questions, "no grading worker could run")
-                    report.write_atomic(out / path.stem / "results.json", json.dumps(data, indent=1))
-                    finished(path.stem, data)
+                while queue:
+                    failed(queue.popleft(), "no grading worker could start", retry=False)
                 break
     finally:
         for w in workers:
@@ -222,17 +495,18 @@ class _Progress:
     def __init__(self, total: int, enabled: bool):
         self.progress = None
         if enabled:
+            from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             self.progress = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(),
                                      TimeElapsedColumn(), TextColumn("{task.description}"),
-                                     transient=False)
+                                     console=Console(stderr=True), transient=False)
             self.progress.start()
             self.task = self.progress.add_task("", total=total)
 
     def advance(self, name: str) -> None:
         if self.progress is not None:
-            self.progress.update(self.task, advance=1, description=name)
+            self.progress.update(self.task, advance=1, description=report.shown(name))
 
     def close(self) -> None:
         if self.progress is not None:

@@ -1,45 +1,201 @@
-"""A Canvas gradebook import file from a roster and the grades.
+"""The roster (a Canvas gradebook export) and the Canvas import file filled from it.
 
-The roster is Canvas's gradebook export (or any CSV with its first columns: Student, ID, SIS User
-ID, SIS Login ID, Section). A roster row matches the submission whose name equals its SIS Login ID
-or its ID. Students without a submission get an empty cell, which Canvas leaves unchanged.
+The roster is read and checked before any grading: a CSV (comma, semicolon or tab separated) in
+UTF-8 (with or without a BOM), UTF-16 with a BOM, or else Latin-1, with the columns ``Student`` and
+``ID`` (Canvas's own ``SIS User ID``, ``SIS Login ID``, ``Section`` and ``Email`` are used when
+present), one student per row, no ID twice. Canvas's "Points Possible" rows above the students are
+skipped.
+
+The grade goes into the roster's existing assignment column, chosen by its title or its Canvas id
+(``pe_attention (12345)`` is chosen by ``pe_attention`` or ``12345``). Only a roster without any
+assignment column gets a new column, which Canvas turns into a new assignment on import.
+
+A submission's students are matched to roster rows by, in this order:
+1. an LMS id (the user id in a Canvas bulk download's file names, Gradescope's SID): ``ID`` or
+   ``SIS User ID``;
+2. an email (Gradescope): ``SIS Login ID`` or ``Email``, ignoring case;
+3. for a submission without either, its name (the file's stem or the folder's name): ``SIS Login
+   ID``, the part of it before ``@``, or ``ID``, ignoring case.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .report import write_atomic
+from .discover import Student, Submission
+from .report import csv_text, write_atomic
 
-COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+OPTIONAL = ("SIS User ID", "SIS Login ID", "Section", "Email")
+REQUIRED = ("Student", "ID")
+ASSIGNMENT_COLUMN = re.compile(r"^(?P<title>.*\S)\s+\((?P<id>\d+)\)$")
 
 
-def write(out: Path, roster: Path, totals: dict[str, float], assignment: str,
-          possible: float) -> tuple[Path, list[str]]:
-    """Write ``canvas_import.csv``; returns its path and the submissions no roster row matched."""
-    with open(roster, newline="", encoding="utf-8-sig") as f:
-        rows = [r for r in csv.DictReader(f)]
-    missing = [c for c in ("Student", "ID", "SIS Login ID") if rows and c not in rows[0]]
+class RosterError(ValueError):
+    """A roster that cannot be used; the message names the file."""
+
+
+@dataclass
+class Roster:
+    path: Path
+    students: list[dict[str, str]]       # by canonical column name, plus "line"
+    column: str                          # the assignment column's header
+    new_column: bool                     # no assignment column existed: the import adds one
+    encoding: str
+
+
+@dataclass
+class Matching:
+    rows: dict[str, list[int]] = field(default_factory=dict)   # submission key -> its students' rows
+    unmatched: list[str] = field(default_factory=list)         # keys with a student not in the roster
+    missing: list[int] = field(default_factory=list)           # roster rows without a submission
+    clashes: dict[int, list[str]] = field(default_factory=dict)  # a row claimed by several submissions
+
+
+def load(path: Path, *, column: str | None, assignment: str) -> Roster:
+    """The roster, checked; ``RosterError`` says what is wrong with it and where."""
+    path = Path(path)
+    text, encoding = _decode(path)
+    lines = text.splitlines()
+    if not lines or not lines[0].strip():
+        raise RosterError(f"{path} is empty: expected a Canvas gradebook export (a CSV with Student and ID)")
+    delimiter = max(",;\t", key=lambda d: lines[0].count(d))
+    try:
+        table = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True))
+    except csv.Error as e:
+        raise RosterError(f"{path} is not a readable CSV file: {e}") from None
+    header = [h.strip() for h in table[0]]
+    canonical = {h.lower(): h for h in (*IDENTITY, "Email")}
+    names = [canonical.get(h.lower(), h) for h in header]
+    missing = [c for c in REQUIRED if c not in names]
     if missing:
-        raise ValueError(f"{roster} lacks the column(s) {', '.join(missing)}")
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow([*COLUMNS, assignment])
-    w.writerow(["Points Possible", "", "", "", "", f"{possible:g}"])
-    matched = set()
-    for r in rows:
-        if (r.get("Student") or "").strip() in ("Points Possible", "") and not r.get("ID"):
+        raise RosterError(f"{path} lacks the column(s) {', '.join(missing)} (its columns: "
+                          f"{', '.join(header[:8]) or 'none'}); expected a Canvas gradebook export")
+    students: list[dict[str, str]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for number, cells in enumerate(table[1:], start=2):
+        if not any(c.strip() for c in cells):
             continue
-        if (r.get("Student") or "").strip().startswith("Points Possible"):
-            continue
-        key = next((k for k in ((r.get("SIS Login ID") or "").strip(), (r.get("ID") or "").strip())
-                    if k and k in totals), None)
-        score = "" if key is None else f"{totals[key]:g}"
-        if key is not None:
-            matched.add(key)
-        w.writerow([(r.get(c) or "").strip() for c in COLUMNS] + [score])
+        row = {n: (cells[i].strip() if i < len(cells) else "") for i, n in enumerate(names)}
+        if not row["ID"]:
+            if not students and (row["Student"].startswith("Points Possible") or not row["Student"]):
+                continue   # Canvas's rows above the students
+            raise RosterError(f"{path}, line {number}: {row['Student'] or 'a row'} has no ID")
+        for col in ("ID", "SIS User ID", "SIS Login ID"):
+            value = row.get(col, "").lower()
+            if value and (col, value) in seen:
+                raise RosterError(f"{path}, lines {seen[(col, value)]} and {number}: the same {col} "
+                                  f"{row[col]!r}; each student must appear once")
+            if value:
+                seen[(col, value)] = number
+        row["line"] = str(number)
+        students.append(row)
+    if not students:
+        raise RosterError(f"{path} has no student rows")
+    chosen, new = _choose_column(path, header, column or assignment, column is not None)
+    return Roster(path, students, chosen, new, encoding)
+
+
+def _decode(path: Path) -> tuple[str, str]:
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise RosterError(f"{path} cannot be read: {e.strerror or e}") from None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16"), "UTF-16"
+        except UnicodeDecodeError:
+            raise RosterError(f"{path} starts like UTF-16 text but is not") from None
+    if b"\x00" in data:
+        raise RosterError(f"{path} is not a text file (a spreadsheet? export it as CSV)")
+    if data.startswith(b"PK\x03\x04"):
+        raise RosterError(f"{path} is a zip or .xlsx file, not a CSV: export the gradebook as CSV")
+    try:
+        return data.decode("utf-8-sig"), "UTF-8"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "Latin-1 (it is not UTF-8)"
+
+
+def _choose_column(path: Path, header: list[str], wanted: str, explicit: bool) -> tuple[str, bool]:
+    columns = [(h, ASSIGNMENT_COLUMN.match(h)) for h in header]
+    assignments = [(h, m) for h, m in columns if m and h not in IDENTITY]
+    if not assignments:
+        return wanted, True
+    hits = [h for h, m in assignments if wanted in (h, m["title"], m["id"])]
+    if len(hits) == 1:
+        return hits[0], False
+    listed = ", ".join(repr(h) for h, _ in assignments[:12]) + (" ..." if len(assignments) > 12 else "")
+    if hits:
+        raise RosterError(f"{path}: several assignment columns match {wanted!r}: "
+                          f"{', '.join(map(repr, hits))}; choose one by its id with --column")
+    hint = "" if explicit else " (the default is the assignment's name)"
+    raise RosterError(f"{path} has no assignment column {wanted!r}{hint}; its assignment columns are "
+                      f"{listed}: choose one by title or id with --column")
+
+
+def match(roster: Roster, submissions: list[Submission]) -> Matching:
+    """Which roster rows each submission's students are, by the rules in the module docstring."""
+    index: dict[tuple[str, str], int] = {}
+    # column by column, so that one student's ID always wins over another's SIS User ID
+    for col, kind in (("ID", "id"), ("SIS User ID", "id"), ("SIS Login ID", "email"), ("Email", "email"),
+                      ("SIS Login ID", "login"), ("ID", "login")):
+        for i, row in enumerate(roster.students):
+            value = row.get(col, "").lower()
+            if value:
+                index.setdefault((kind, value), i)
+                if kind == "login" and "@" in value:
+                    index.setdefault((kind, value.split("@", 1)[0]), i)
+    result = Matching()
+    claimed: dict[int, list[str]] = {}
+    for sub in submissions:
+        rows = [_row_of(student, index) for student in sub.students]
+        if not rows or None in rows:   # a group's matched students still get the grade
+            result.unmatched.append(sub.key)
+        if any(r is not None for r in rows):
+            result.rows[sub.key] = [r for r in rows if r is not None]
+            for row in result.rows[sub.key]:
+                claimed.setdefault(row, []).append(sub.key)
+    result.clashes = {row: keys for row, keys in claimed.items() if len(keys) > 1}
+    result.missing = [i for i in range(len(roster.students)) if i not in claimed]
+    return result
+
+
+def _row_of(student: Student, index: dict[tuple[str, str], int]) -> int | None:
+    keys = [("id", student.id), ("email", student.email)]
+    if not student.id and not student.email:
+        keys.append(("login", student.login))
+    for kind, value in keys:
+        if value and (kind, value.lower()) in index:
+            return index[(kind, value.lower())]
+    return None
+
+
+def write(out: Path, roster: Roster, matching: Matching, totals: dict[str, float | None],
+          possible: float) -> Path:
+    """``canvas_import.csv``: the roster's students with the total of their submission in the
+    assignment column; empty (Canvas leaves it unchanged) without a total or when two
+    submissions claim one student."""
+    score: dict[int, str] = {}
+    for key, rows in matching.rows.items():
+        total = totals.get(key)
+        for row in rows:
+            if total is not None and row not in matching.clashes:
+                score[row] = f"{total:g}"
+    table = [[*IDENTITY, roster.column], ["Points Possible", "", "", "", "", f"{possible:g}"]]
+    for i, row in enumerate(roster.students):
+        table.append([row.get(c, "") for c in IDENTITY] + [score.get(i, "")])
     path = Path(out) / "canvas_import.csv"
-    write_atomic(path, buf.getvalue())
-    return path, sorted(set(totals) - matched)
+    write_atomic(path, csv_text(table))
+    return path
+
+
+def student(roster: Roster, row: int) -> Student:
+    """The roster's identity of a row, to fill what a submission's source lacks."""
+    r = roster.students[row]
+    login = r.get("SIS Login ID", "")
+    return Student(name=r["Student"], email=r.get("Email", "") or (login if "@" in login else ""), id=r["ID"],
+                   login=login)

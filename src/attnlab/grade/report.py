@@ -1,38 +1,125 @@
-"""What grading one submission leaves in RESULTS/<submission>/, each file written atomically.
+"""What grading one submission leaves in RESULTS/submissions/<name>/, each file written atomically.
 
 - ``results.json``: Gradescope's schema. One row per test CASE, so that each row can carry its own
   visibility: ``visible`` for public cases, ``hidden`` for hidden ones. ``extra_data`` holds the
-  per-question scores that ``grades.csv`` is built from. It is written last: its presence means
-  the submission is graded.
+  per-question scores that ``grades.csv`` is built from, and (stamped by ``batch``) the student's
+  identity, the grading ``status`` and the content hash that re-runs compare. It is written last:
+  its presence means the submission is graded.
 - ``feedback.md``: for the student, what failed and why (messages only, see ``messages``).
 - ``output.txt``: everything the submission printed (first 64 KiB), for the instructor only: while
   tests run (``grader.check`` runs them during execution too), a student's prints may echo hidden
   inputs or callback results, so no printed output goes into student-facing files.
+
+Also the helpers every output of a batch goes through: ``write_atomic`` (files readable by the
+grading group), ``csv_text`` (no cell can become a spreadsheet formula) and ``shown`` (names printed
+to the terminal as plain text).
 """
 
 from __future__ import annotations
 
+import csv
+import hashlib
+import io
 import json
 import os
+import re
 import tempfile
+import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from .runner import Report
 
 ENGINE = "attnlab"
+# statuses in results.json's extra_data: only "not graded" (the grading itself failed) has no total
+GRADED, UNREADABLE, NOT_GRADED = "graded", "unreadable", "not graded"
+
+
+def _umask() -> int:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# Group members read what the grading account writes, whatever its umask (a TA group grades
+# together); "other" gets what the umask allows.
+FILE_MODE = 0o640 | (0o666 & ~_umask())
+DIR_MODE = 0o750 | (0o777 & ~_umask())
+
+
+def make_dirs(path: Path) -> None:
+    """``mkdir -p`` whose new folders the grading group can enter."""
+    path = Path(path)
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        path = path.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        os.chmod(folder, DIR_MODE)
 
 
 def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    path = Path(path)
+    make_dirs(path.parent)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:200]}.")
     try:
+        os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> str:
+    """The cell as text that no spreadsheet reads as a formula (a leading ``'`` keeps it text)."""
+    text = value if isinstance(value, str) else str(value)
+    return "'" + text if text.startswith(_FORMULA) else text
+
+
+def csv_text(rows: Iterable[Iterable[Any]]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    for row in rows:
+        writer.writerow([csv_cell(v) for v in row])
+    return buf.getvalue()
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def shown(text: Any) -> str:
+    """Text for the terminal through rich: markup escaped, control and bidi characters spelled out."""
+    from rich.markup import escape
+
+    plain = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), str(text))
+    return escape(plain)
+
+
+def folder_name(key: str) -> str:
+    """A submission's folder under RESULTS/submissions: the key when it is plain lowercase ASCII,
+    else a slug plus a hash of the key, so that names differing in case or Unicode normalisation,
+    ``..`` and overlong names each get a folder of their own on any file system."""
+    slug = unicodedata.normalize("NFKD", key).encode("ascii", "ignore").decode().lower()
+    slug = re.sub(r"[^a-z0-9_-]+", "_", slug).strip("_-")[:60] or "submission"
+    if slug == key:
+        return slug
+    return f"{slug}-{hashlib.sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
 
 
 def results_json(report: Report) -> dict[str, Any]:
@@ -106,6 +193,7 @@ def _pts(x: float) -> str:
 
 
 def write(out: Path, report: Report) -> Path:
+    """Write the submission's files into ``out/<report.submission>``; returns its results.json."""
     folder = Path(out) / report.submission
     write_atomic(folder / "output.txt", report.log)
     write_atomic(folder / "feedback.md", feedback_md(report))
@@ -115,15 +203,33 @@ def write(out: Path, report: Report) -> Path:
 
 
 def failed_results(name: str, questions: list[tuple[str, float]], why: str) -> dict[str, Any]:
-    """The results.json of a submission whose grading itself failed (its worker died or hung)."""
+    """The results.json of a submission whose grading itself failed (its worker died or hung):
+    status "not graded", so a re-run grades it again."""
     return {
         "score": 0.0,
         "output": f"Grading failed: {why}",
         "visibility": "visible",
         "tests": [],
         "extra_data": {"engine": ENGINE, "submission": name, "questions": {q: 0.0 for q, _ in questions},
-                       "possible": dict(questions), "errors": [why], "notes": []},
+                       "possible": dict(questions), "errors": [why], "notes": [], "status": NOT_GRADED},
     }
+
+
+def stamp(results: Path, fields: dict[str, Any], who: str) -> dict[str, Any]:
+    """Add ``fields`` (identity, status, hashes) to a results.json's extra_data and name the
+    student in the feedback beside it; returns the updated results."""
+    data = read(results)
+    if data is None:
+        raise ValueError(f"{results} is not a results.json this engine wrote")
+    data["extra_data"].setdefault("status", GRADED)
+    data["extra_data"].update(fields)
+    feedback = results.with_name("feedback.md")
+    if feedback.is_file():
+        text = feedback.read_text(encoding="utf-8")
+        body = text.split("\n", 1)[1] if text.startswith("# Feedback for ") else "\n" + text
+        write_atomic(feedback, f"# Feedback for {' '.join(who.split())}\n{body}")
+    write_atomic(results, json.dumps(data, indent=1))
+    return data
 
 
 def read(path: Path) -> dict[str, Any] | None:

@@ -10,29 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-SUFFIXES = (".ipynb", ".py")
-
-
-def find(paths: list[Path]) -> list[Path]:
-    """Submission files: the files given, and the ``.ipynb``/``.py`` files inside given folders."""
-    found: list[Path] = []
-    for path in map(Path, paths):
-        if path.is_dir():
-            found += sorted(p for p in path.iterdir()
-                            if p.suffix in SUFFIXES and p.is_file() and not p.name.startswith((".", "_")))
-        elif path.suffix in SUFFIXES and path.is_file():
-            found.append(path)
-        else:
-            raise FileNotFoundError(f"{path} is not a .ipynb or .py file or a folder of them")
-    if not found:
-        raise FileNotFoundError("no .ipynb or .py submissions in " + ", ".join(map(str, paths)))
-    names: dict[str, Path] = {}
-    for path in found:
-        if path.stem in names and names[path.stem] != path:
-            raise ValueError(f"two submissions are named {path.stem!r}: {names[path.stem]} and {path}")
-        names[path.stem] = path
-    return list(names.values())
-
 
 def cells(path: Path) -> list[str]:
     """The code to execute, one string per cell, with IPython syntax turned into Python."""

@@ -12,7 +12,7 @@ import io
 import json
 from pathlib import Path
 
-from ..grade.source import find
+from ..grade.discover import find
 from .grading import grade, graded_items, write_atomic
 
 
