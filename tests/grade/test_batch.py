@@ -230,8 +230,6 @@ def test_does_a_dying_worker_cost_only_its_own_submission(tmp_path, monkeypatch)
         "c_honest1": "skipped"}
 
 
-@pytest.mark.xfail(reason="needs the runner's rule (lead's branch): only a test's AssertionError names a "
-                          "misconception", strict=False)
 def test_is_a_students_own_looks_like_never_counted_as_a_misconception(tmp_path):
     given = tmp_path / "given"
     given.mkdir()

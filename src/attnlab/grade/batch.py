@@ -164,12 +164,8 @@ def main(*, submissions: list[Path], out: Path, tests_dir: Path | None = None,
     write_grades()
     if todo:
         threading.Thread(target=analysis.preload, daemon=True).start()
-        hide = sorted({str(paths.kit_root()), str(tests_dir), str(out), str(Path.home())}
-                      | ({str(support_dir)} if support_dir else set())
-                      | {str(Path(s).resolve() if Path(s).is_dir() else Path(s).resolve().parent)
-                         for s in submissions})
         config = dict(tests_dir=str(tests_dir), support_dir=str(support_dir) if support_dir else None,
-                      out=str(store), limits=limits.__dict__, hide=hide, isolate=True, parent=os.getpid())
+                      out=str(store), limits=limits.__dict__, isolate=True, parent=os.getpid())
         _schedule(todo, config, jobs or os.cpu_count() or 1, limits, questions, store, done, progress)
     write_grades()
 
