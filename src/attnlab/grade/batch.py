@@ -95,7 +95,9 @@ def main(*, submissions: list[Path], out: Path, tests_dir: Path | None = None,
         if data is not None:
             done[path.parent.name] = data
     todo = [f for f in files if force or f.stem not in done]
+    course = paths.current_course()  # the course folder holds the solutions: out of the sandbox's sight
     hide = sorted({str(paths.kit_root()), str(tests_dir), str(out), str(Path.home())}
+                  | ({str(course)} if course else set())
                   | ({str(support_dir)} if support_dir else set())
                   | {str(f.resolve().parent) for f in files})
     config = dict(tests_dir=str(tests_dir), support_dir=str(support_dir) if support_dir else None,
@@ -121,7 +123,7 @@ def main(*, submissions: list[Path], out: Path, tests_dir: Path | None = None,
             console.print(t)
     if roster is not None:
         totals = {name: float(d["score"]) for name, d in done.items()}
-        _, unmatched = canvas.write(out, Path(roster), totals, paths.ASSIGNMENT, sum(p for _, p in questions))
+        _, unmatched = canvas.write(out, Path(roster), totals, paths.current_assignment(), sum(p for _, p in questions))
         if unmatched and progress:
             print(f"no roster row matches: {', '.join(unmatched)}", file=sys.stderr)
     todo_names = {f.stem for f in todo}
