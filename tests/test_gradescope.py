@@ -18,7 +18,7 @@ def _layout(tmp_path: Path, dist: Path, files: dict[str, str]) -> Path:
     root = tmp_path / "autograder"
     for sub in ("source", "submission", "results"):
         (root / sub).mkdir(parents=True)
-    zipfile.ZipFile(dist / "autograder.zip").extractall(root / "source")
+    zipfile.ZipFile(dist / "pe_attention_autograder.zip").extractall(root / "source")
     (root / "submission_metadata.json").write_text("{}")
     for name, text in files.items():
         (root / "submission" / name).write_text(text)
@@ -34,7 +34,7 @@ def _run(root: Path) -> dict:
 
 
 def test_does_run_autograder_call_the_isolated_engine(dist):
-    script = zipfile.ZipFile(dist / "autograder.zip").read("run_autograder").decode()
+    script = zipfile.ZipFile(dist / "pe_attention_autograder.zip").read("run_autograder").decode()
     assert "attnlab.gradescope" in script and "run_otter" not in script
 
 

@@ -19,7 +19,7 @@ ATTACKS = ["read_and_print_tests", "fake_results_json", "patch_numpy_testing", "
 def _grade(dist, tmp_path, name, text):
     work = tmp_path / name
     work.mkdir()
-    return gradescope_sim.run(dist / "autograder.zip", {f"{name}.py": text}, work=work)
+    return gradescope_sim.run(dist / "pe_attention_autograder.zip", {f"{name}.py": text}, work=work)
 
 
 @pytest.fixture(scope="module")
