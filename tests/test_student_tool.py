@@ -129,3 +129,9 @@ def test_does_the_student_quiz_say_graded_by_your_instructor_and_check_practice_
     right = _student(site, tmp_path, "quiz", "check", "pe-dim1", "cos(pos)")
     wrong = _student(site, tmp_path, "quiz", "check", "pe-dim1", "sin(pos)")
     assert (right.returncode, wrong.returncode) == (0, 1), right.stdout + wrong.stdout
+
+
+def test_does_the_readme_tell_students_the_one_line_that_installs_this_wheel():
+    readme = (paths.kit_root() / "README.md").read_text()
+    students = readme.split("## Students", 1)[1].split("\n## ", 1)[0]
+    assert f"pip install {student_tool.wheel_name()}" in students
