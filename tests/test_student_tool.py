@@ -135,3 +135,9 @@ def test_does_the_readme_tell_students_the_one_line_that_installs_this_wheel():
     readme = (paths.kit_root() / "README.md").read_text()
     students = readme.split("## Students", 1)[1].split("\n## ", 1)[0]
     assert f"pip install {student_tool.wheel_name()}" in students
+
+
+def test_does_check_outside_an_assignment_folder_tell_the_student_where_to_run_it(unpacked, tmp_path):
+    lost = _student(unpacked, tmp_path, "check")
+    assert lost.returncode == 2 and "the assignment folder you unzipped" in lost.stderr
+    assert "Traceback" not in lost.stderr

@@ -46,6 +46,9 @@ def locate(*, submission: Path | None, assignment: str | None) -> tuple[Path, Pa
     folder = Path(submission).parent if submission else Path.cwd()
     if assignment is None and (folder / "tests").is_dir():
         name, tests = folder.name, folder / "tests"
+    elif assignment is None and paths.current_course() is None:
+        raise FileNotFoundError(f"no public tests in {folder}: run `attnlab check` in the assignment "
+                                "folder you unzipped (the one holding tests/), or name your file there")
     else:
         name = paths.current_assignment(assignment)
         tests = paths.public_tests_dir(name)
