@@ -115,3 +115,24 @@ def test_does_a_second_course_stay_apart_from_the_first(tmp_path, monkeypatch):
 def test_does_the_course_marker_say_what_the_folder_is():
     marker = (paths.kit_root() / paths.MARKER).read_text()
     assert re.search(r"solutions/<assignment>", marker) and "--course" in marker
+
+
+def test_is_an_assignment_without_test_files_a_message_not_an_empty_release(mine, monkeypatch):
+    (mine / "solutions" / "extra").mkdir()
+    (mine / "solutions" / "extra" / "extra.py").write_text("# %%\ndef f():\n    return 1\n")
+    code, output = _run("release", "--assignment", "extra", cwd=mine, monkeypatch=monkeypatch)
+    assert code == 1 and "holds no test files" in output and not (mine / "assignments" / "extra").exists()
+
+
+@pytest.mark.parametrize("name", ["quiz", "week-2"])
+def test_is_an_assignment_name_that_would_clash_or_break_refused(mine, monkeypatch, name):
+    (mine / "solutions" / name).mkdir()
+    (mine / "solutions" / name / f"{name}.py").write_text("")
+    code, output = _run("build", "--out", mine / "dist", cwd=mine, monkeypatch=monkeypatch)
+    assert code == 1 and f"solutions/{name}/" in output and "rename the folder" in output
+
+
+def test_does_new_refuse_a_folder_inside_the_bundled_course(monkeypatch, tmp_path):
+    target = paths.kit_root() / "examples" / "nested-course"
+    code, output = _run("new", target, cwd=tmp_path, monkeypatch=monkeypatch)
+    assert code == 1 and "inside the bundled course" in output and not target.exists()

@@ -21,6 +21,7 @@ MARKER = "attnlab-course.toml"
 ASSIGNMENT = "pe_attention"  # the bundled course's assignment
 # What `attnlab new` copies from the bundled course
 COURSE_PARTS = (MARKER, "solutions", "autograder", "assignments", "quiz", "examples")
+RESERVED = ("quiz",)  # the quiz's files (quiz_autograder.zip) would collide with an assignment's
 NO_COURSE = (f"no course folder here (a folder with {MARKER}, here or above): run the command inside "
              "your course folder or pass --course DIR; `attnlab new DIR` creates one")
 
@@ -100,7 +101,13 @@ def assignments(course: Path | None = None) -> list[str]:
     solutions = root / "solutions"
     if not solutions.is_dir():
         return []
-    return sorted(p.name for p in solutions.iterdir() if (p / f"{p.name}.py").is_file())
+    found = sorted(p.name for p in solutions.iterdir() if (p / f"{p.name}.py").is_file())
+    for name in found:
+        # the name becomes file names (<name>_autograder.zip) and the notebook's module name
+        if not name.isidentifier() or name in RESERVED:
+            raise CourseError(f"solutions/{name}/: an assignment's name is letters, digits and '_' "
+                              f"and not {' or '.join(RESERVED)}; rename the folder")
+    return found
 
 
 def current_assignment(name: str | None = None) -> str:
