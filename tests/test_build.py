@@ -65,3 +65,17 @@ def test_does_the_autograder_zip_have_otters_layout_and_every_test(dist):
     # otter writes the top-level score only when points_possible is set
     assert config["points_possible"] == build.points_possible() > 0
     assert re.search(r"numpy==\d", env) and re.search(r"otter-grader\[grading.*\]==7\.", env)
+
+
+def test_does_the_autograder_zip_carry_the_assignments_sandbox_settings_beside_its_tests(tmp_path):
+    """The engine reads sandbox.yaml next to tests/: on Gradescope that is the zip's root."""
+    from attnlab import course
+
+    mine = course.new(dest=tmp_path / "course")
+    settings = "packages: [numpy]\npreload: []\n"
+    (mine / "autograder" / "pe_attention" / "sandbox.yaml").write_text(settings)
+    (tmp_path / "dist").mkdir()
+    with paths.use(course=mine):
+        target = build.autograder_zip(out=tmp_path / "dist", assignment="pe_attention")
+    with zipfile.ZipFile(target) as zf:
+        assert zf.read("sandbox.yaml").decode() == settings and "tests/causal_mask.py" in zf.namelist()

@@ -70,7 +70,9 @@ def autograder_zip(*, out: Path, assignment: str | None = None) -> Path:
         target = otterzip.generate(stage=stage, target=Path(out) / autograder_zip_name(assignment),
                                    support=support, points_possible=points_possible(assignment=assignment),
                                    requirements=requirements)
-    otterzip.run_with(target, extra=_package_files(),
+    # the engine reads what a submission may import from sandbox.yaml beside the tests folder
+    sandbox = [(p, p.name) for p in [paths.autograder_dir(assignment) / "sandbox.yaml"] if p.is_file()]
+    otterzip.run_with(target, extra=_package_files() + sandbox,
                       why="grade with attnlab's isolated engine instead of otter's in-process runner "
                           "(the student's code never shares a process with the tests).",
                       command="cd /autograder/source && PYTHONPATH=/autograder/source "
