@@ -14,7 +14,9 @@ when running from one. An assignment is a folder ``solutions/<name>/`` holding `
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 MARKER = "attnlab-course.toml"
@@ -27,7 +29,17 @@ NO_COURSE = (f"no course folder here (a folder with {MARKER}, here or above): ru
 
 _PACKAGE = Path(__file__).resolve().parent
 _CHECKOUT = _PACKAGE.parent.parent
-_active: dict[str, object] = {"course": None, "assignment": None}
+
+
+@dataclass
+class _Active:
+    """What the running command chose (``use``); None: find it."""
+
+    course: Path | None = None
+    assignment: str | None = None
+
+
+_active = _Active()
 
 
 class CourseError(ValueError):
@@ -61,8 +73,8 @@ def check_course(folder: Path) -> Path:
 
 def current_course() -> Path | None:
     """The active course, or None where there is none (e.g. inside a Gradescope autograder)."""
-    if _active["course"] is not None:
-        return _active["course"]  # type: ignore[return-value]
+    if _active.course is not None:
+        return _active.course
     found = find_course(Path.cwd())
     if found is not None:
         return found
@@ -87,12 +99,12 @@ def use(*, course: Path | None = None, assignment: str | None = None) -> Iterato
     if assignment is not None and assignment not in assignments(root):
         raise CourseError(f"no assignment {assignment!r} in {root}; it has: "
                           f"{', '.join(assignments(root)) or 'none'}")
-    saved = dict(_active)
-    _active.update(course=root, assignment=assignment)
+    saved = dataclasses.replace(_active)
+    _active.course, _active.assignment = root, assignment
     try:
         yield root
     finally:
-        _active.update(saved)
+        _active.course, _active.assignment = saved.course, saved.assignment
 
 
 def assignments(course: Path | None = None) -> list[str]:
@@ -114,8 +126,8 @@ def current_assignment(name: str | None = None) -> str:
     """``name``, else the chosen assignment, else the course's only one."""
     if name is not None:
         return name
-    if _active["assignment"] is not None:
-        return _active["assignment"]  # type: ignore[return-value]
+    if _active.assignment is not None:
+        return _active.assignment
     found = assignments()
     if len(found) == 1:
         return found[0]
