@@ -31,6 +31,7 @@ def test_does_the_student_zip_hold_the_notebook_twin_public_tests_and_the_studen
     a = paths.ASSIGNMENT
     assert {f"{a}/{a}.ipynb", f"{a}/{a}.py"} <= names
     assert {f"{a}/tests/{p.name}" for p in paths.tests_dir().glob("*.py")} <= names
+    assert "quiz/quiz.ipynb" in names
     wheel = student_tool.wheel_name()
     assert wheel in names and (dist / wheel).is_file()
     assert zipfile.ZipFile(dist / STUDENT_ZIP).read(wheel) == (dist / wheel).read_bytes()
