@@ -136,3 +136,12 @@ def test_does_new_refuse_a_folder_inside_the_bundled_course(monkeypatch, tmp_pat
     target = paths.kit_root() / "examples" / "nested-course"
     code, output = _run("new", target, cwd=tmp_path, monkeypatch=monkeypatch)
     assert code == 1 and "inside the bundled course" in output and not target.exists()
+
+
+def test_do_quiz_commands_read_the_bank_of_the_course_they_are_pointed_at(mine, tmp_path, monkeypatch):
+    quiz = mine / "quiz" / "1_positional_encoding.yaml"
+    quiz.write_text(quiz.read_text().replace('title: "PE at dimension 0"', 'title: "Edited in my course"'))
+    code, output = _run("quiz", "--course", mine, "list", cwd=tmp_path, monkeypatch=monkeypatch)
+    assert code == 0 and "Edited in my course" in output
+    code, output = _run("quiz", "list", cwd=mine / "quiz", monkeypatch=monkeypatch)
+    assert code == 0 and "Edited in my course" in output

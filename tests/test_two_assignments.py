@@ -88,3 +88,15 @@ def test_does_grade_score_the_chosen_assignment_and_name_the_canvas_column_after
     assert rows["scale_positive_only_score_partial"]["total"] == "1"
     header = next(csv.reader(open(tmp_path / "results" / "canvas_import.csv")))
     assert "warmup" in header and "pe_attention" not in header
+
+
+def test_does_check_take_the_assignment_from_the_course_when_named(two, tmp_path, monkeypatch):
+    """An instructor checks a file anywhere against the course's public tests of that assignment."""
+    sub = tmp_path / "anything.py"
+    shutil.copy(FIXTURE / "submissions" / "scale_right_score_full.py", sub)
+    monkeypatch.chdir(tmp_path)
+    code, output = _run("check", sub, "--course", two, "--assignment", "warmup")
+    assert code == 0 and "ok   scale: 1 / 1" in output
+    monkeypatch.chdir(two)
+    code, output = _run("check", sub)
+    assert code == 2 and "several assignments" in output
