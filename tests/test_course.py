@@ -30,9 +30,11 @@ def mine(tmp_path):
 
 
 def _checkout_snapshot():
+    """Every file of the bundled course (the tool's copy): no command may change one."""
     root = paths.kit_root()
-    return {p: p.read_bytes() for part in ("autograder", "quiz", "README.md", "assignments")
-            for p in ([root / part] if (root / part).is_file() else (root / part).rglob("*.py"))}
+    return {p: p.read_bytes() for part in (*paths.COURSE_PARTS, "README.md")
+            for p in ([root / part] if (root / part).is_file() else (root / part).rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts}
 
 
 def test_does_new_copy_the_bundled_course_and_mark_it(mine):
