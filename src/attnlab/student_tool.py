@@ -35,7 +35,11 @@ def wheel_name() -> str:
 def _requirements() -> list[str]:
     """The student dependencies with the version ranges the tool itself declares (extras dropped)."""
     declared = {}
-    for req in importlib.metadata.requires("attnlab") or []:
+    try:
+        requires = importlib.metadata.requires("attnlab") or []
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree without installing
+        requires = []
+    for req in requires:
         if "extra ==" in req:
             continue
         name = re.match(r"[A-Za-z0-9_.-]+", req).group(0)
