@@ -3,12 +3,13 @@
 A course folder is what an instructor owns: ``solutions/``, ``autograder/`` (tests and oracle),
 ``quiz/`` (the bank), ``assignments/`` (the generated student release) and ``examples/`` (samples),
 marked by an ``attnlab-course.toml`` at its top. The installed package is only the tool; its bundled
-course (``attnlab/kit``, or the source checkout, which is itself a course) is copied by ``attnlab new``
-and ``attnlab demo`` and never used in place by a command.
+course (``attnlab/kit`` in the wheel) is copied by ``attnlab new`` and ``attnlab demo`` and never used
+in place. A source checkout is itself a course folder (the template the wheel bundles).
 
 Every function below answers for the *active* course and assignment: the ones a command chose
-(``use``), else the course found by walking up from the working directory, else the source checkout
-when running from one. An assignment is a folder ``solutions/<name>/`` holding ``<name>.py``.
+(``use``, which never falls back), else the course found by walking up from the working directory,
+else, for library calls from a source checkout (the kit's own tests), the checkout. An assignment is
+a folder ``solutions/<name>/`` holding ``<name>.py``.
 """
 
 from __future__ import annotations
