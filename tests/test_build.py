@@ -1,10 +1,10 @@
-"""`attnlab build`: the student zip and the otter autograder zip."""
+"""`attnlab build`: each assignment's student zip and otter autograder zip, and the student tool."""
 
 import json
 import re
 import zipfile
 
-from attnlab import build, paths
+from attnlab import build, paths, student_tool
 
 
 def _solution_lines():
@@ -17,19 +17,35 @@ def _solution_lines():
     return {l for l in lines if len(l) > 12 and not l.startswith("#")}
 
 
-def test_does_the_student_zip_hold_the_notebook_twin_and_public_tests(dist):
-    names = set(zipfile.ZipFile(dist / "student.zip").namelist())
+STUDENT_ZIP = "student.zip"
+AUTOGRADER_ZIP = "autograder.zip"
+
+
+def test_are_the_zips_named_after_their_assignment(dist):
+    assert (dist / STUDENT_ZIP).is_file() and (dist / AUTOGRADER_ZIP).is_file()
+    assert not (dist / "student.zip").exists() and not (dist / "autograder.zip").exists()
+
+
+def test_does_the_student_zip_hold_the_notebook_twin_public_tests_and_the_student_tool(dist):
+    names = set(zipfile.ZipFile(dist / STUDENT_ZIP).namelist())
     a = paths.ASSIGNMENT
     assert {f"{a}/{a}.ipynb", f"{a}/{a}.py"} <= names
     assert {f"{a}/tests/{p.name}" for p in paths.tests_dir().glob("*.py")} <= names
     assert "quiz/quiz.ipynb" in names
+    wheel = student_tool.wheel_name()
+    assert wheel in names and (dist / wheel).is_file()
+    assert zipfile.ZipFile(dist / STUDENT_ZIP).read(wheel) == (dist / wheel).read_bytes()
+    readme = zipfile.ZipFile(dist / STUDENT_ZIP).read("README.md").decode()
+    assert f"pip install {wheel}" in readme
 
 
 def test_is_the_student_zip_free_of_hidden_cases_and_solution_code(dist):
     secrets = _solution_lines()
     assert secrets, "the scan needs solution lines to look for"
-    with zipfile.ZipFile(dist / "student.zip") as zf:
+    with zipfile.ZipFile(dist / STUDENT_ZIP) as zf:
         for name in zf.namelist():
+            if name.endswith(".whl"):
+                continue  # the student tool: tests/test_no_leaks.py and tests/test_student_tool.py
             text = zf.read(name).decode()
             assert "hidden=True" not in text, name
             assert "attnlab_oracle" not in text, name
@@ -38,7 +54,7 @@ def test_is_the_student_zip_free_of_hidden_cases_and_solution_code(dist):
 
 
 def test_does_the_autograder_zip_have_otters_layout_and_every_test(dist):
-    with zipfile.ZipFile(dist / "autograder.zip") as zf:
+    with zipfile.ZipFile(dist / AUTOGRADER_ZIP) as zf:
         names = set(zf.namelist())
         config = json.loads(zf.read("otter_config.json"))
         env = zf.read("environment.yml").decode()
@@ -50,3 +66,17 @@ def test_does_the_autograder_zip_have_otters_layout_and_every_test(dist):
     # otter writes the top-level score only when points_possible is set
     assert config["points_possible"] == build.points_possible() > 0
     assert re.search(r"numpy==\d", env) and re.search(r"otter-grader\[grading.*\]==7\.", env)
+
+
+def test_does_the_autograder_zip_carry_the_assignments_sandbox_settings_beside_its_tests(tmp_path):
+    """The engine reads sandbox.yaml next to tests/: on Gradescope that is the zip's root."""
+    from attnlab import course
+
+    mine = course.new(dest=tmp_path / "course")
+    settings = "packages: [numpy]\npreload: []\n"
+    (mine / "autograder" / "pe_attention" / "sandbox.yaml").write_text(settings)
+    (tmp_path / "dist").mkdir()
+    with paths.use(course=mine):
+        target = build.autograder_zip(out=tmp_path / "dist", assignment="pe_attention")
+    with zipfile.ZipFile(target) as zf:
+        assert zf.read("sandbox.yaml").decode() == settings and "tests/causal_mask.py" in zf.namelist()

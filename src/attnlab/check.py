@@ -26,15 +26,35 @@ class _Timeout(Exception):
     pass
 
 
-def find_submission(folder: Path) -> Path:
-    """The student's file in ``folder``: the notebook or the ``.py`` twin, whichever was changed last
+def find_submission(folder: Path, name: str) -> Path:
+    """The student's file in ``folder``: ``name.ipynb`` or ``name.py``, whichever was changed last
     (the release ships both, and a student works in one)."""
-    found = [p for p in (folder / f"{paths.ASSIGNMENT}.ipynb", folder / f"{paths.ASSIGNMENT}.py") if p.is_file()]
+    found = [p for p in (folder / f"{name}.ipynb", folder / f"{name}.py") if p.is_file()]
     if not found:
         raise FileNotFoundError(
-            f"found neither {paths.ASSIGNMENT}.ipynb nor {paths.ASSIGNMENT}.py in {folder}; "
-            "name the submission to check")
+            f"found neither {name}.ipynb nor {name}.py in {folder}; name the submission to check")
     return max(found, key=lambda p: p.stat().st_mtime)
+
+
+def locate(*, submission: Path | None, assignment: str | None) -> tuple[Path, Path]:
+    """The submission and the public tests to check it against.
+
+    An assignment folder as students unzip it (or ``assignments/<name>/`` in a course) holds the
+    notebook, its ``.py`` twin and ``tests/``, and is named after the assignment: its own tests are
+    used. Elsewhere (or with ``assignment`` named), the course's release of the assignment is.
+    """
+    folder = Path(submission).parent if submission else Path.cwd()
+    if assignment is None and (folder / "tests").is_dir():
+        name, tests = folder.name, folder / "tests"
+    elif assignment is None and paths.current_course() is None:
+        raise FileNotFoundError(f"no public tests in {folder}: run `attnlab check` in the assignment "
+                                "folder you unzipped (the one holding tests/), or name your file there")
+    else:
+        name = paths.current_assignment(assignment)
+        tests = paths.public_tests_dir(name)
+    if not any(tests.glob("*.py")):
+        raise FileNotFoundError(f"no public tests in {tests}")
+    return (Path(submission) if submission else find_submission(folder, name)), tests
 
 
 def execute(cells: list[str], label) -> tuple[dict, list[str]]:
@@ -76,17 +96,17 @@ def _alarm(signum, frame):
     raise _Timeout()
 
 
-def main(*, submission: Path | None = None, question: str | None = None) -> int:
+def main(*, submission: Path | None = None, question: str | None = None, assignment: str | None = None) -> int:
     """Check a submission; 0 when every public case passes, 1 when one fails, 2 when it cannot run."""
     try:
-        path = Path(submission) if submission else find_submission(Path.cwd())
+        path, tests_dir = locate(submission=submission, assignment=assignment)
         if not submission:
             print(f"checking {path.name} (name another file to check that one)")
         cells = source.cells(path)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError) as e:  # paths.CourseError is a ValueError
         print(f"attnlab check: {e}", file=sys.stderr)
         return 2
-    tests = testfiles.load_dir(paths.public_tests_dir())
+    tests = testfiles.load_dir(tests_dir)
     if question is not None:
         tests = [tf for tf in tests if question in (tf.name, tf.path.stem)]
         if not tests:

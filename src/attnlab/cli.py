@@ -1,7 +1,9 @@
 """The ``attnlab`` command: a thin layer over the keyword-only ``main`` functions.
 
-Heavy imports (otter, sympy, the grading engine) happen inside the commands, so that
-``attnlab check`` starts fast.
+Instructor commands work on a course folder: ``--course DIR``, else the one holding the working
+directory (``attnlab new DIR`` makes one). Heavy imports (otter, sympy, the grading engine) happen
+inside the commands, so that ``attnlab check`` starts fast. ``student`` is the student tool's command:
+``check`` and ``quiz`` only.
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ from pathlib import Path
 
 import click
 
-from . import __version__
+from . import __version__, paths
 
 
 class _Commands(click.Group):
-    """A group whose ``quiz`` subgroup is imported only when used (sympy takes a while)."""
+    """A group whose ``quiz`` subgroup is imported only when used (sympy takes a while), and where
+    a missing or wrong course folder is a one-line error, in every subcommand."""
 
     lazy = {"quiz": "attnlab.quiz.commands:quiz"}
 
@@ -28,6 +31,12 @@ class _Commands(click.Group):
             return getattr(importlib.import_module(module), attr)
         return super().get_command(ctx, name)
 
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except paths.CourseError as err:
+            raise click.ClickException(str(err)) from None
+
 
 @click.group(cls=_Commands)
 @click.version_option(__version__, prog_name="attnlab")
@@ -35,36 +44,73 @@ def main():
     """Attention Lab: build, grade and check the positional-encoding and attention assignment."""
 
 
+@click.group(cls=_Commands)
+@click.version_option(__version__, prog_name="attnlab")
+def student():
+    """Attention Lab, the student's tool: check your work against the public tests, practise the quiz."""
+
+
 def _fail_cleanly(err: OSError) -> click.ClickException:
     return click.ClickException(f"{err.strerror or err}: {err.filename}" if err.filename else str(err))
 
 
+def course_options(command):
+    """``--course`` and ``--assignment``, shared by the commands that work on a course."""
+    command = click.option("--assignment", default=None, metavar="NAME",
+                           help="The assignment (a folder of the course's solutions/); "
+                                "default: every one, or the only one.")(command)
+    return click.option("--course", "course", type=click.Path(file_okay=False, path_type=Path), default=None,
+                        help="The course folder (default: the one holding the working directory).")(command)
+
+
 @main.command()
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("dist"),
-              show_default=True, help="Folder for student.zip, autograder.zip and the quiz exports.")
-def build(out: Path):
-    """Build the student release, the otter autograder zip and the quiz exports."""
-    from . import build as build_
+@click.argument("dest", type=click.Path(path_type=Path))
+def new(dest: Path):
+    """Create a course folder DEST of your own from the bundled course."""
+    from . import course
 
     try:
-        for path in build_.main(out=out):
-            click.echo(f"wrote {path}")
+        made = course.new(dest=dest)
     except OSError as err:
         raise _fail_cleanly(err) from None
+    click.echo(f"created the course folder {made}; run attnlab commands inside it")
+
+
+@main.command()
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("dist"),
+              show_default=True, help="Folder for the student and autograder zips, the student tool "
+                                      "and the quiz files.")
+@course_options
+def build(out: Path, course: Path | None, assignment: str | None):
+    """Build each assignment's student zip and autograder zip, the student tool and the quiz files."""
+    from . import build as build_
+
+    with paths.use(course=course, assignment=assignment):
+        try:
+            for path in build_.main(out=out, assignment=assignment):
+                click.echo(f"wrote {path}")
+        except OSError as err:
+            raise _fail_cleanly(err) from None
 
 
 @main.command()
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder to write into (default: the kit's assignments/ folder).")
-def release(out: Path | None):
+              help="Folder to write into (default: the course's assignments/<assignment>/).")
+@course_options
+def release(out: Path | None, course: Path | None, assignment: str | None):
     """Regenerate the student release (notebook, .py twin, public tests) from the solution."""
     from . import release as release_
 
-    try:
-        for path in release_.main(out=out):
-            click.echo(f"wrote {path}")
-    except OSError as err:
-        raise _fail_cleanly(err) from None
+    with paths.use(course=course, assignment=assignment):
+        names = [assignment] if assignment else paths.assignments()
+        if out is not None and len(names) > 1:
+            raise click.UsageError("--out takes one assignment: add --assignment NAME")
+        try:
+            for name in names:
+                for path in release_.main(out=out, assignment=name):
+                    click.echo(f"wrote {path}")
+        except OSError as err:
+            raise _fail_cleanly(err) from None
 
 
 @main.command()
@@ -83,8 +129,9 @@ def release(out: Path | None):
               help="Seconds one call of a student function may take.")
 @click.option("--memory-mb", type=click.IntRange(min=256), default=2048, show_default=True,
               help="Memory limit of each submission's sandbox.")
+@course_options
 def grade(submissions: tuple[Path, ...], out: Path, roster: Path | None, column: str | None, jobs: int | None,
-          force: bool, timeout: float, memory_mb: int):
+          force: bool, timeout: float, memory_mb: int, course: Path | None, assignment: str | None):
     """Grade submissions in isolated processes: files, folders of them, one folder per student, a
     Gradescope export, a Canvas bulk download, or zips of these.
 
@@ -96,8 +143,10 @@ def grade(submissions: tuple[Path, ...], out: Path, roster: Path | None, column:
     from . import grade as grade_
 
     try:
-        run = grade_.main(submissions=list(submissions), out=out, roster=roster, column=column, jobs=jobs,
-                          force=force, timeout=timeout, memory_mb=memory_mb)
+        with paths.use(course=course, assignment=assignment):
+            paths.current_assignment()  # several assignments and none chosen: say so before grading
+            run = grade_.main(submissions=list(submissions), out=out, roster=roster, column=column, jobs=jobs,
+                              force=force, timeout=timeout, memory_mb=memory_mb)
     except OSError as err:
         raise _fail_cleanly(err) from None
     except ValueError as err:  # e.g. a bad roster, two submissions with the same name
@@ -108,22 +157,35 @@ def grade(submissions: tuple[Path, ...], out: Path, roster: Path | None, column:
 @main.command()
 @click.argument("submission", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("-q", "--question", default=None, help="Check one question (a function name) only.")
-def check(submission: Path | None, question: str | None):
-    """Run the public tests on your notebook or .py file."""
+@course_options
+def check(submission: Path | None, question: str | None, course: Path | None, assignment: str | None):
+    """Run the public tests on your notebook or .py file (in the assignment folder: the one you
+    changed last)."""
     from . import check as check_
 
-    raise SystemExit(check_.main(submission=submission, question=question))
+    if course is None and assignment is None:  # a student's folder needs no course
+        raise SystemExit(check_.main(submission=submission, question=question))
+    with paths.use(course=course, assignment=assignment):
+        raise SystemExit(check_.main(submission=submission, question=question, assignment=assignment))
+
+
+student.add_command(check)
 
 
 @main.command()
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path),
               default=Path("attnlab-demo"), show_default=True, help="Folder for the demo's output.")
-def demo(out: Path):
+@click.option("--course", "course", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The course folder (default: the one holding the working directory, else a "
+                   "temporary copy of the bundled course).")
+@click.option("--assignment", default=None, metavar="NAME", help="The assignment (default: the only one).")
+def demo(out: Path, course: Path | None, assignment: str | None):
     """Build everything and grade the bundled sample submissions: the whole flow in one command."""
     from . import demo as demo_
 
     try:
-        as_named = demo_.main(out=out)
+        as_named = demo_.main(out=out, course_dir=paths.check_course(course) if course else None,
+                              assignment=assignment)
     except OSError as err:
         raise _fail_cleanly(err) from None
     raise SystemExit(0 if as_named else 1)

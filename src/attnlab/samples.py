@@ -28,7 +28,7 @@ def outcome(total: float, possible: float) -> str:
 
 
 def bundled() -> list[Path]:
-    """The sample files in the kit's ``examples/submissions/``."""
+    """The sample files in the course's ``examples/submissions/``."""
     return sorted(p for p in paths.sample_submissions_dir().iterdir() if p.suffix in (".py", ".ipynb"))
 
 
@@ -36,6 +36,7 @@ def copy_all(*, into: Path) -> list[Path]:
     """Copy the samples, plus the untouched student notebook of the release, into ``into``."""
     into.mkdir(parents=True, exist_ok=True)
     copied = [Path(shutil.copy(src, into / src.name)) for src in bundled()]
-    stub = paths.release_dir() / f"{paths.ASSIGNMENT}.ipynb"
+    assignment = paths.current_assignment()
+    stub = paths.release_dir(assignment) / f"{assignment}.ipynb"
     copied.append(Path(shutil.copy(stub, into / "untouched_stub_score_zero.ipynb")))
     return copied

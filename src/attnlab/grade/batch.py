@@ -118,7 +118,7 @@ def main(*, submissions: list[Path], out: Path, tests_dir: Path | None = None,
     """
     if column is not None and roster is None:
         raise ValueError("--column chooses a column of the roster: give --roster too")
-    the_roster = canvas.load(Path(roster), column=column, assignment=paths.ASSIGNMENT) if roster else None
+    the_roster = canvas.load(Path(roster), column=column, assignment=paths.current_assignment()) if roster else None
     out = Path(out).resolve()
     tests_dir = Path(tests_dir or paths.tests_dir()).resolve()
     if support_dir is None and (paths.autograder_dir() / "support").is_dir():

@@ -46,6 +46,8 @@ class Item:
     rubric: tuple[str, ...] = ()
     explanation: str = ""  # shown once the item is answered right (or for free response)
     simplest: str = ""  # the prompt asks for the simplest form of this quantity (e.g. Z')
+    practice: bool = False  # the key ships to students (self-check); otherwise only the autograder has it
+    withheld: bool = False  # a student copy of a graded item: no key here, the instructor grades it
 
     @property
     def variable(self) -> str:
@@ -97,7 +99,7 @@ def _item(entry: dict[str, Any], path: Path) -> Item:
     variable = str(entry["id"]).replace("-", "_")
     if not variable.isidentifier() or keyword.iskeyword(variable):
         raise BankError(f"{where}: an id is letters, digits, '-' and '_' (it names a notebook variable)")
-    if entry["type"] in AUTO_GRADED and "key" not in entry:
+    if entry["type"] in AUTO_GRADED and "key" not in entry and not entry.get("withheld"):
         raise BankError(f"{where} lacks 'key'")
     options = entry.get("options", {}) or entry.get("steps", {})
     known = set(Item.__dataclass_fields__) | {"steps"}
@@ -128,4 +130,37 @@ def _item(entry: dict[str, Any], path: Path) -> Item:
         rubric=tuple(entry.get("rubric", [])),
         explanation=str(entry.get("explanation", "")).strip(),
         simplest=str(simplest),
+        practice=bool(entry.get("practice", False)),
+        withheld=bool(entry.get("withheld", False)),
     )
+
+
+class _BlockDumper(yaml.SafeDumper):
+    """Writes multi-line text as ``|`` blocks, as the hand-written bank does."""
+
+
+_BlockDumper.add_representer(str, lambda dumper, text: dumper.represent_scalar(
+    "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None))
+
+# What a graded item's student copy leaves out: the key and whatever gives it away
+WITHHELD_FIELDS = ("key", "explanation", "feedback", "option_feedback", "not_in_answer", "rubric")
+
+
+def student_copy(*, bank_dir: Path, out_dir: Path) -> list[Path]:
+    """Write a student-safe copy of the bank in ``bank_dir`` to ``out_dir``: practice items whole,
+    graded items (every item without ``practice: true``) without their key. Comments are dropped too
+    (a bank's comments may work an answer out)."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in sorted(Path(bank_dir).glob("*.yaml")):
+        entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+        safe = [entry if entry.get("practice") else
+                {**{k: v for k, v in entry.items() if k not in WITHHELD_FIELDS}, "withheld": True}
+                for entry in entries]
+        target = out_dir / path.name
+        target.write_text(f"# Student copy of quiz/{path.name} made by `attnlab build`: graded items carry no "
+                          "key. Edit the course's bank and rebuild.\n"
+                          + yaml.dump(safe, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        written.append(target)
+    return written

@@ -33,6 +33,8 @@ class Verdict:
 
 def check(item: Item, answer: str, *, student: str | None = None) -> Verdict:
     """Grade ``answer`` to ``item``; never raises for anything a student can type."""
+    if item.withheld:
+        return Verdict(MANUAL, "This question is graded by your instructor: answer it in the quiz notebook.")
     if item.type == "free":
         rubric = "\n".join(f"  - {line}" for line in item.rubric)
         return Verdict(MANUAL, f"This question is graded by hand against this rubric:\n{rubric}")

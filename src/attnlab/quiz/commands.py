@@ -15,10 +15,16 @@ from .verify import verify as run_verify
 
 @click.group(invoke_without_command=True)
 @click.option("--student", default=None, help="Student id: numeric items use this student's numbers.")
+@click.option("--course", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The course folder whose bank to use (default: the one holding the working directory).")
 @click.pass_context
-def quiz(ctx: click.Context, student: str | None) -> None:
+def quiz(ctx: click.Context, student: str | None, course: Path | None) -> None:
     """The self-assessment quiz. Without a subcommand: take it interactively in the terminal."""
     ctx.obj = {"student": student}
+    if course is not None:
+        from .. import paths
+
+        ctx.with_resource(paths.use(course=course))
     if ctx.invoked_subcommand is None:
         run_interactive(items=bank.load(), student=student)
 
