@@ -1,0 +1,173 @@
+"""The grading channel gives student code nothing to exploit: copies of the inputs, functions it can
+only call, no hidden case before the submission has run, and a trusted side that never waits
+without a deadline or dies of what it receives."""
+
+import ast
+import socket
+import struct
+import threading
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attnlab.grade import protocol, sandbox_names, wire
+from attnlab.grade.runner import Grader, Limits
+from attnlab.grade.session import Output, Sandbox, Zygote
+
+from known_outcomes import FIXTURES
+
+
+@pytest.fixture(scope="module")
+def zygote():
+    import os
+
+    from attnlab.grade.worker import claim_uid
+
+    uid, lock = claim_uid() if os.geteuid() == 0 else (None, None)
+    z = Zygote(uid=uid, gid=uid, memory_mb=1024, cpu_seconds=60)
+    yield z
+    z.close()
+    if lock is not None:
+        os.close(lock)
+
+
+def start(zygote, code: str) -> Sandbox:
+    sb = zygote.spawn(Output())
+    sb.request("load", [code], 10, "compiling")
+    for j in range(len(ast.parse(code).body)):
+        assert sb.request("exec", (0, j), 10, "executing") is None
+    return sb
+
+
+def test_does_each_side_serve_exactly_the_requests_the_protocol_lists():
+    assert sandbox_names.runtime_requests() == protocol.requests_served_by("sandbox")
+    assert sandbox_names.trusted_requests() == protocol.requests_served_by("worker")
+
+
+def test_are_a_tests_arrays_untouched_when_the_student_mutates_its_copy(zygote):
+    sb = start(zygote, "def scale(x, *, y=None):\n    x *= 2\n    return x.sum()\n")
+    x, y = np.ones(3), np.ones(2)
+    result, changed = sb.call("scale", None, (x,), {"y": y}, 10)
+    assert result == 6.0 and changed == [0]
+    assert np.array_equal(x, np.ones(3))
+    sb.kill()
+
+
+def test_can_a_lent_function_be_called_but_not_read(zygote):
+    """Name, module, source, closure, globals, bound arguments: none of the lender's."""
+    sb = start(zygote, '''
+import inspect
+def look(f, x):
+    clues = [getattr(f, a, None) for a in ("__name__", "__qualname__", "__module__", "__doc__")]
+    clues += [repr(getattr(f, a, None)) for a in ("func", "args", "keywords", "__wrapped__", "__defaults__")]
+    clues += [repr(c.cell_contents) for c in (f.__closure__ or ())]
+    clues += sorted(k for k in getattr(f, "__globals__", {}) if not k.startswith("__"))
+    try:
+        clues.append(inspect.getsource(f))
+    except (OSError, TypeError):
+        pass
+    return f(x), " ".join(map(str, clues))
+''')
+    secret_weights = np.full((2, 2), 7.25)
+
+    def layer_with_secret_weights(X, W=secret_weights):
+        return X @ W
+
+    import functools
+
+    value, clues = sb.call("look", None, (functools.partial(layer_with_secret_weights, W=secret_weights),
+                                          np.eye(2)), {}, 10)[0]
+    sb.kill()
+    assert np.array_equal(value, secret_weights)             # it can call it
+    for secret in ("layer_with_secret_weights", "secret", "7.25", "test_protocol", "functools"):
+        assert secret not in clues
+
+
+def test_does_a_public_row_never_see_what_a_hidden_case_gave_the_student(zygote, tmp_path):
+    sub = tmp_path / "recorder.py"
+    sub.write_text('''
+seen = []
+def echo(x):
+    seen.append(x)
+    if x == 1.0:
+        raise ValueError(f"I have seen {seen}")
+    return x
+import otter
+otter.Notebook().check("order")
+otter.Notebook().check("order")
+''')
+    report = Grader(zygote, FIXTURES / "order" / "tests", None, Limits()).grade(sub)
+    public = [c for q in report.questions for c in q.cases if not c.hidden]
+    hidden = [c for q in report.questions for c in q.cases if c.hidden]
+    assert [c.passed for c in public] == [False] and "I have seen [1.0" in public[0].message
+    assert hidden[0].passed    # the hidden case did run, afterwards
+    visible = " ".join([c.message for c in public] + report.errors + report.notes)
+    assert "424242" not in visible
+
+
+def test_does_a_sandbox_that_never_reads_stall_the_trusted_side_only_until_its_deadline():
+    mine, theirs = socket.socketpair()
+    try:
+        endpoint = wire.Endpoint(mine, lambda kind, body: None)
+        started = time.monotonic()
+        with pytest.raises(wire.ChannelTimeout):
+            endpoint.request("call", ("f", None, (np.zeros(4_000_000),), {}), wire.Deadline(0.5))
+        assert time.monotonic() - started < 5
+    finally:
+        mine.close()
+        theirs.close()
+
+
+@pytest.mark.parametrize("frame", [
+    b"a" + struct.pack(">I", 3) + b"<f8" + bytes([2]) + struct.pack(">QQ", 0, 2**63) + struct.pack(">Q", 0),
+    b"a" + struct.pack(">I", 3) + b"<f8" + bytes([1]) + struct.pack(">Q", 2**62) + struct.pack(">Q", 2**65 % 2**64),
+    b"d" + struct.pack(">I", 1) + b"l" + struct.pack(">I", 0) + b"N",
+    b"i" + struct.pack(">I", 3) + "١٢٣".encode()[:3],
+    b"s" + struct.pack(">I", 2**32 - 1),
+], ids=["shape (0, 2**63)", "huge shape", "unhashable key", "bad digits", "truncated"])
+def test_does_a_malformed_value_raise_only_wire_error(frame):
+    with pytest.raises(wire.WireError):
+        wire.decode(frame)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64))
+def test_does_any_byte_string_decode_or_raise_wire_error(data):
+    try:
+        wire.decode(data)
+    except wire.WireError:
+        pass
+
+
+def test_does_a_sandbox_that_sends_garbage_lose_only_its_own_call(zygote):
+    sb = start(zygote, '''
+import os, stat, struct
+def garbage():
+    for fd in range(3, 64):
+        try:
+            if stat.S_ISSOCK(os.fstat(fd).st_mode):
+                os.write(fd, struct.pack(">I", 5) + b"zzzzz")
+        except OSError:
+            pass
+    import time
+    time.sleep(30)
+''')
+    with pytest.raises(Exception, match="broke the protocol"):
+        sb.call("garbage", None, (), {}, 10)
+    assert not sb.alive
+    fresh = start(zygote, "def ok():\n    return 1\n")
+    assert fresh.call("ok", None, (), {}, 10)[0] == 1
+    fresh.kill()
+
+
+def test_is_a_huge_magic_laden_source_converted_within_the_sandbox_s_limits(zygote, tmp_path):
+    """IPython's transformer runs in the sandbox, under the statement limit, never in the worker."""
+    sub = tmp_path / "magics.py"
+    sub.write_text("def echo(x):\n    return x\n" + "%time y = 1\n" * 60_000)
+    thread_start = time.monotonic()
+    report = Grader(zygote, FIXTURES / "order" / "tests", None, Limits(call=1, statement=3, wall=30)).grade(sub)
+    assert time.monotonic() - thread_start < 60
+    assert report.possible == 2
