@@ -2,7 +2,9 @@
 
 A bug fixture (tests/fixtures/bugs/<bug>_loses_<function>.py) holds only what the bug changes: the
 function it breaks, and ``NAMED``, the variant its feedback must name (``looks like <NAMED>:``), or
-None when no single known variant fits and the feedback must instead say how the result is wrong.
+None when no single known variant fits and the feedback must instead say how the result is wrong;
+optionally ``SAYS``, text one of its messages must contain. It may cost points on the function it is
+named after and on the base's functions that call it, nowhere else.
 The test composes it with a correct base (tests/fixtures/alternatives/vectorised.py).
 """
 
@@ -29,12 +31,25 @@ def compose(overlay: Path, base: Path = BASE) -> str:
     return f"{base.read_text(encoding='utf-8')}\n\n# ---- overlay: {overlay.name}\n{overlay.read_text(encoding='utf-8')}"
 
 
+def _constant(overlay: Path, name: str, default=LookupError):
+    for node in ast.parse(overlay.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [name]:
+            return ast.literal_eval(node.value)
+    if default is LookupError:
+        raise AssertionError(f"{overlay.name} does not set {name}")
+    return default
+
+
 def expected_label(overlay: Path) -> str | None:
     """The overlay's ``NAMED``: the variant its feedback must name, or None."""
-    for node in ast.parse(overlay.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["NAMED"]:
-            return ast.literal_eval(node.value)
-    raise AssertionError(f"{overlay.name} does not say what it must be NAMED")
+    return _constant(overlay, "NAMED")
+
+
+def callers(name: str, base: Path = BASE) -> set[str]:
+    """The base's functions that call ``name``: a bug may cost them points too."""
+    tree = ast.parse(base.read_text(encoding="utf-8"))
+    return {f.name for f in tree.body if isinstance(f, ast.FunctionDef)
+            and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(f))} - {name}
 
 
 def grade_overlay(overlay: Path, test_files) -> dict:
@@ -65,8 +80,10 @@ def test_does_the_bug_lose_points_only_on_its_function_under_its_name(path, test
     results = grade_overlay(path, test_files)
     score, possible, messages = results[target]
     assert score < possible, f"{path.name} kept full marks on {target}"
-    others = {q: r[:2] for q, r in results.items() if q != target and r[0] != r[1]}
+    others = {q: r[:2] for q, r in results.items() if q not in {target} | callers(target) and r[0] != r[1]}
     assert not others, f"{path.name} also lost points on {others}"
+    says = _constant(path, "SAYS", None)
+    assert says is None or any(says in m for m in messages), (says, messages)
     label = expected_label(path)
     named = [m.split("looks like ", 1)[1].split(":", 1)[0] for m in messages if "looks like " in m]
     if label is None:

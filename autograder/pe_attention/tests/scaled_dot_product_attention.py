@@ -22,12 +22,15 @@ def test_shapes_scale_and_mask(scaled_dot_product_attention):
     assert out.shape == (2, 5), f"output for Q (2, 3), K (4, 3), V (4, 5) has shape {out.shape}, expected (2, 5)"
     assert weights.shape == (2, 4), f"weights for 2 queries and 4 keys have shape {weights.shape}, expected (2, 4)"
     assert np.allclose(weights, 0.25) and np.allclose(out, 1.0), "equal scores must give equal weights 1/4"
-    _, w = _pair(scaled_dot_product_attention(np.array([[1.0, 0.0]]), np.eye(2), np.eye(2)),
+    K = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    _, w = _pair(scaled_dot_product_attention(np.array([[1.0, 0.0]]), K, np.ones((3, 4))),
                  "scaled_dot_product_attention")
     e = np.exp(1 / np.sqrt(2))
-    assert np.allclose(w, [[e / (e + 1), 1 / (e + 1)]]), (
-        "with Q = [[1, 0]] and K = eye(2) the scores are [1, 0] / sqrt(2) and the weights [0.670, 0.330]: "
-        "divide Q K^T by sqrt(d_k) before the softmax over the keys")
+    assert np.allclose(w, [[e / (e + 2), 1 / (e + 2), 1 / (e + 2)]]), (
+        "with Q = [[1, 0]] and K = [[1, 0], [0, 1], [0, 0]] the scores are [1, 0, 0] / sqrt(2) and the weights "
+        "[0.505, 0.247, 0.247]: divide Q K^T by sqrt(d_k), d_k = 2 the width of a key (not the number of keys "
+        "or the width of V), before the softmax over the keys")
+    e = np.exp(1 / np.sqrt(2))
     mask = np.array([[True, False], [True, True]])
     _, w = _pair(scaled_dot_product_attention(np.eye(2), np.eye(2), np.eye(2), mask=mask),
                  "scaled_dot_product_attention")

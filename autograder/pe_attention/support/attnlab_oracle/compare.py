@@ -190,7 +190,7 @@ def _how(got, expected, what, atol, rtol):
     if scale > 0 and math.isfinite(float(err[idx])):
         relative = float(err[idx]) / scale
         message += f" ({relative:.2g} of the largest expected magnitude)"
-        if relative < 1e-5:
+        if relative < 1e-4:
             message += (": round-off of that size comes from float32 arithmetic; compute in float64 "
                         f"(results must agree to rtol={rtol:g}, atol={atol:g})")
     return message
