@@ -46,7 +46,8 @@ def battery(kind):
         return common + [(rows["small offsets"], None, {"atol": 1e-2}), (attn["self-attention"], cycles, {})]
     return common + [(rows["weighted sum 1e-4"], None, {"atol": 1e-2}), (rows["weighted sum 1e-4"], None, {}),
                      (attn["pooled self-attention"], cycles, {}), (rows["first two summed"], two, {}),
-                     (attn["pooled self-attention + PE"], None, {}), (rows["first two summed"], None, {})]
+                     (attn["pooled self-attention + PE"], None, {}), (rows["first two summed"], None, {}),
+                     (rows["first row and rest sum"], None, {})]
 
 
 def _every_permutation(n):

@@ -64,6 +64,8 @@ def _copy(value):
         return [_copy(v) for v in value]
     if isinstance(value, tuple):
         return tuple(_copy(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
     return value
 
 
