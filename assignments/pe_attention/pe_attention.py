@@ -159,7 +159,7 @@ def softmax(x, axis=-1):
 def scaled_dot_product_attention(Q, K, V, mask=None):
     """Return the tuple (output, weights): weights = softmax(Q K^T / sqrt(d_k)) over keys, output = weights V.
 
-    Q (..., n, d_k), K (..., m, d_k), V (..., m, d_v); d_k = Q.shape[-1], the width of a key.
+    Q (..., n, d_k), K (..., m, d_k), V (..., m, d_v); d_k is the width of a key (the last axis).
     mask: None, or boolean (..., n, m) with True where query i may attend to key j (the other
     weights are exactly 0).
 

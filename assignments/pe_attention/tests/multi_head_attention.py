@@ -22,6 +22,6 @@ def test_shapes_and_example(multi_head_attention):
     e = np.e
     assert np.allclose(out, [[e / (e + 1), 0.5], [0.5, e / (e + 1)]]), (
         "multi_head_attention(eye(2), eye(2), eye(2), eye(2), eye(2), num_heads=2) should be "
-        "[[0.731, 0.5], [0.5, 0.731]]: each head is 1 column wide, so its scores are divided by sqrt(1)")
+        "rows [0.731, 0.5] and [0.5, 0.731]: each head is 1 column wide, so its scores are divided by sqrt(1)")
 
 

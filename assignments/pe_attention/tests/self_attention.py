@@ -25,12 +25,13 @@ def test_shapes_scale_and_mask(self_attention):
     W_Q, W_K = np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]]), np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 0.0]])
     _, A = _pair(self_attention(X, W_Q, W_K, np.ones((3, 4))), "self_attention")
     assert np.allclose(A, [[1 / (e + 1), e / (e + 1)], [0.5, 0.5]]), (
-        "with X = [[1, 0, 0], [0, 1, 0]], W_Q = [[1, 0], [0, 0], [0, 0]], W_K = [[0, 1], [1, 0], [0, 0]] the "
-        "scores Q K^T are [[0, 1], [0, 0]], divided by sqrt(d_k) = sqrt(2), so A is [[0.330, 0.670], [0.5, 0.5]]: "
+        "with X rows [1, 0, 0] and [0, 1, 0], W_Q rows [1, 0], [0, 0], [0, 0] and W_K rows [0, 1], [1, 0], [0, 0] "
+        "the scores Q K^T have rows [0, 1] and [0, 0], divided by sqrt(d_k) = sqrt(2), so A has rows [0.330, 0.670] "
+        "and [0.5, 0.5]: "
         "Q = X W_Q, K = X W_K, scaled by the key width (not d_model or the width of W_V)")
     _, A = _pair(self_attention(np.eye(2), np.eye(2), np.eye(2), np.eye(2), mask=np.array([[True, False], [True, True]])),
                  "self_attention")
     assert np.allclose(A[0], [1.0, 0.0]), (
-        "with mask [[True, False], [True, True]] the first token may attend only to itself: A[0] = [1, 0]")
+        "with a mask with rows [True, False] and [True, True] the first token may attend only to itself: A[0] = [1, 0]")
 
 

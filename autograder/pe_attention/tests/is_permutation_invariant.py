@@ -45,7 +45,7 @@ def _given(perms, kwargs):
 
 
 def _shown(probe, X, given):
-    extra = "".join(f", {k}={v}" for k, v in given.items())
+    extra = "".join(f", {k}={', '.join(str(tuple(p)) for p in v) if k == 'perms' else v}" for k, v in given.items())
     return f"{name}(f=<{probe.what}>, X=<a {X.shape} array>{extra})"
 
 

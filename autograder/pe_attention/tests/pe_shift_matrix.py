@@ -16,7 +16,7 @@ def test_shape_identity_and_one_block(pe_shift_matrix):
     assert np.allclose(M, np.eye(6)), "shifting by k = 0 positions must be the identity matrix"
     c, s = np.cos(1.0), np.sin(1.0)
     assert np.allclose(pe_shift_matrix(1, 2), [[c, s], [-s, c]]), (
-        "pe_shift_matrix(1, 2) should be [[cos 1, sin 1], [-sin 1, cos 1]]: it maps [sin p, cos p] to "
+        "pe_shift_matrix(1, 2) should have rows [cos 1, sin 1] and [-sin 1, cos 1]: it maps [sin p, cos p] to "
         "[sin(p + 1), cos(p + 1)]")
 
 

@@ -18,7 +18,7 @@ def test_shape_and_example(rope):
     assert np.allclose(R[0], X[0]), "position 0 is rotated by angle 0, so row 0 is unchanged"
     R = np.asarray(rope(np.array([[1.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0]])))
     assert np.allclose(R[1], [np.cos(1.0), np.sin(1.0), np.cos(0.01), np.sin(0.01)]), (
-        "rope([[1, 0, 1, 0], [1, 0, 1, 0]])[1] should be [cos 1, sin 1, cos 0.01, sin 0.01]: position 1 turns "
+        "rope of two rows [1, 0, 1, 0]: the second should be [cos 1, sin 1, cos 0.01, sin 0.01]: position 1 turns "
         "the pair (x_0, x_1) counter-clockwise by 1 radian and the pair (x_2, x_3) by 10000**(-2/4) = 0.01")
 
 
