@@ -28,7 +28,8 @@ BUGS = sorted((FIXTURES / "bugs").glob("*_loses_*.py"))
 
 def compose(overlay: Path, base: Path = BASE) -> str:
     """The base submission with the overlay's definitions after it (the later definition wins)."""
-    return f"{base.read_text(encoding='utf-8')}\n\n# ---- overlay: {overlay.name}\n{overlay.read_text(encoding='utf-8')}"
+    base_text, overlay_text = base.read_text(encoding="utf-8"), overlay.read_text(encoding="utf-8")
+    return f"{base_text}\n\n# ---- overlay: {overlay.name}\n{overlay_text}"
 
 
 def _constant(overlay: Path, name: str, default=LookupError):

@@ -27,7 +27,8 @@ def test_cycles(permutation_matrix):
         expected, variants = oracle.permutation_matrix(perm), oracle.permutation_matrix_variants(perm)
         P = oracle.call(permutation_matrix, perm)
         oracle.assert_close(P, expected, what, variants)
-        oracle.assert_close(oracle.as_array(P, what) @ X[:n], X[:n][list(perm)], f"{what} @ X (row i must be X[perm[i]])")
+        oracle.assert_close(oracle.as_array(P, what) @ X[:n], X[:n][list(perm)],
+                            f"{what} @ X (row i must be X[perm[i]])")
 
 
 @test_case(points=1, hidden=True)

@@ -28,8 +28,8 @@ def test_values(rope):
     oracle.assert_close(oracle.call(rope, X), oracle.rope(X), "rope of a (6, 8) input", oracle.rope_variants(X))
     oracle.assert_unchanged(rope, X)
     X = np.random.default_rng(81).normal(size=(5, 4))
-    oracle.assert_close(oracle.call(rope, X, base=100.0), oracle.rope(X, 100.0), "rope of a (5, 4) input with base=100.0",
-                        oracle.rope_variants(X, 100.0))
+    oracle.assert_close(oracle.call(rope, X, base=100.0), oracle.rope(X, 100.0),
+                        "rope of a (5, 4) input with base=100.0", oracle.rope_variants(X, 100.0))
 
 
 @test_case(points=1, hidden=True)

@@ -35,8 +35,8 @@ def test_shapes_scale_and_mask(scaled_dot_product_attention):
     _, w = _pair(scaled_dot_product_attention(np.eye(2), np.eye(2), np.eye(2), mask=mask),
                  "scaled_dot_product_attention")
     assert np.allclose(w, [[1.0, 0.0], [1 / (e + 1), e / (e + 1)]]), (
-        "with Q = K = eye(2) and a mask with rows [True, False] and [True, True], query 0 may attend to key 0 only (weights "
-        "[1, 0]) and query 1 to both ([0.330, 0.670]): True means may attend, and mask[i, j] is query i, key j")
+        "with Q = K = eye(2) and a mask with rows [True, False] and [True, True], query 0 may attend to key 0 "
+        "only (weights [1, 0]) and query 1 to both ([0.330, 0.670]): True means may attend, and mask[i, j] is query i, key j")
 
 
 def _qkv(n, m, d_k, d_v, seed, lead=()):

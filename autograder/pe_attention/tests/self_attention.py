@@ -29,8 +29,8 @@ def test_shapes_scale_and_mask(self_attention):
         "the scores Q K^T have rows [0, 1] and [0, 0], divided by sqrt(d_k) = sqrt(2), so A has rows [0.330, 0.670] "
         "and [0.5, 0.5]: "
         "Q = X W_Q, K = X W_K, scaled by the key width (not d_model or the width of W_V)")
-    _, A = _pair(self_attention(np.eye(2), np.eye(2), np.eye(2), np.eye(2), mask=np.array([[True, False], [True, True]])),
-                 "self_attention")
+    mask = np.array([[True, False], [True, True]])
+    _, A = _pair(self_attention(np.eye(2), np.eye(2), np.eye(2), np.eye(2), mask=mask), "self_attention")
     assert np.allclose(A[0], [1.0, 0.0]), (
         "with a mask with rows [True, False] and [True, True] the first token may attend only to itself: A[0] = [1, 0]")
 

@@ -62,7 +62,8 @@ def _enough_permutations(n):
     identity = list(range(n))
     swaps = [tuple(identity[:i] + [i + 1, i] + identity[i + 2:]) for i in range(n - 1)]
     cycles = [tuple(identity[:i] + [i + 1, i + 2, i] + identity[i + 3:]) for i in range(n - 2)]
-    return swaps + cycles + [tuple(identity[::-1]), tuple(identity[1:] + identity[:1]), tuple(identity[-1:] + identity[:-1])]
+    turns = [tuple(identity[::-1]), tuple(identity[1:] + identity[:1]), tuple(identity[-1:] + identity[:-1])]
+    return swaps + cycles + turns
 
 
 def _simulate(kind, f, X, perms, atol=1e-8, *, target=None, reduce=all, compare="allclose", tol=None,

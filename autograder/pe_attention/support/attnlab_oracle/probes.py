@@ -14,8 +14,10 @@ import numpy as np
 
 __all__ = [
     "self_attention_layer", "with_positional_encoding", "multi_head_layer", "encoder_layer",
-    "reverse_rows", "roll_rows", "broadcast_mean", "affine", "unchanged_rows", "position_offsets", "mean_pool",
-    "sum_first_two", "first_row_and_rest_sum", "weighted_row_sum", "rows_through_largest", "Probe", "attention_probes", "row_probes",
+    "reverse_rows", "roll_rows", "broadcast_mean", "affine", "unchanged_rows", "position_offsets",
+    "mean_pool",
+    "sum_first_two", "first_row_and_rest_sum", "weighted_row_sum", "rows_through_largest", "Probe",
+    "attention_probes", "row_probes",
 ]
 
 
@@ -172,7 +174,8 @@ def row_probes(n):
         "first row and rest sum": Probe("row 0 followed by the sum of the other rows",
                                         first_row_and_rest_sum, False, False),
         "offsets 0,0,10,..": Probe("adding offsets 0, 0, 10, 20, ... to the rows",
-                                   functools.partial(position_offsets, offsets=[0.0, 0.0] + [10.0 * k for k in range(1, n - 1)]),
+                                   functools.partial(position_offsets, offsets=[0.0, 0.0] + [10.0 * k for k in
+                                                                                             range(1, n - 1)]),
                                    False, False),
         "offsets 1e-3": Probe("adding offsets of 1e-3 * k to row k",
                               functools.partial(position_offsets, offsets=[1e-3 * k for k in range(n)]),
