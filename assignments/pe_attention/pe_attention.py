@@ -64,7 +64,7 @@ def sinusoidal_pe(seq_len, d_model, base=10000.0):
 
 # %%
 def add_positional_encoding(E, base=10000.0):
-    """X = E + PE for embeddings E of shape (n, d); returns a new array."""
+    """X = E + PE for embeddings E of shape (n, d), PE = sinusoidal_pe(n, d, base); returns a new array."""
     # YOUR CODE HERE
     raise NotImplementedError
 
@@ -86,7 +86,7 @@ def add_positional_encoding(E, base=10000.0):
 
 # %%
 def pe_shift_matrix(k, d_model, base=10000.0):
-    """The (d_model, d_model) matrix M with PE[pos + k] = M @ PE[pos] for every pos.
+    """The (d_model, d_model) matrix M with PE[pos + k] = M @ PE[pos] for every pos (PE with this base).
 
     Raises ValueError for odd d_model.
     """

@@ -91,7 +91,7 @@ plt.show()
 
 # %%
 def add_positional_encoding(E, base=10000.0):
-    """X = E + PE for embeddings E of shape (n, d); returns a new array."""
+    """X = E + PE for embeddings E of shape (n, d), PE = sinusoidal_pe(n, d, base); returns a new array."""
     # BEGIN SOLUTION
     E = np.asarray(E, dtype=np.float64)
     n, d = E.shape
@@ -116,7 +116,7 @@ def add_positional_encoding(E, base=10000.0):
 
 # %%
 def pe_shift_matrix(k, d_model, base=10000.0):
-    """The (d_model, d_model) matrix M with PE[pos + k] = M @ PE[pos] for every pos.
+    """The (d_model, d_model) matrix M with PE[pos + k] = M @ PE[pos] for every pos (PE with this base).
 
     Raises ValueError for odd d_model.
     """

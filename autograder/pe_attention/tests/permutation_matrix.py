@@ -29,6 +29,7 @@ def test_cycles(permutation_matrix):
         oracle.assert_close(P, expected, what, variants)
         oracle.assert_close(oracle.as_array(P, what) @ X[:n], X[:n][list(perm)],
                             f"{what} @ X (row i must be X[perm[i]])")
+    oracle.assert_unchanged(permutation_matrix, np.array([3, 0, 4, 1, 2]))
 
 
 @test_case(points=1, hidden=True)

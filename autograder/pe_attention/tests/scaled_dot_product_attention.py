@@ -87,6 +87,7 @@ def test_mask(scaled_dot_product_attention):
         what = f"attention with a boolean ({n}, {m}) mask"
         weights = _check(scaled_dot_product_attention, 2.0 * Q, K, V, mask, what)
         assert np.all(weights[~mask] == 0.0), f"in {what}, a blocked entry (mask False) must get weight exactly 0"
+        oracle.assert_unchanged(scaled_dot_product_attention, Q, K, V, mask=mask)
     Q, K, V = _qkv(5, 5, 3, 3, 25)
     _check(scaled_dot_product_attention, Q, K, V, oracle.causal_mask(5), "attention with a (5, 5) causal mask")
 

@@ -48,28 +48,16 @@ def test_values_and_axis(softmax):
 @test_case(points=1, hidden=True)
 def test_large_scores(softmax):
     x = np.array([[1000.0, 1001.0, 999.0, 1002.5], [1001.5, 998.0, 1000.0, 999.5]])
-    expected = oracle.softmax(x)
-    got = oracle.as_array(oracle.call(softmax, x), "softmax of scores near 1000")
-    if got.shape == expected.shape and not np.all(np.isfinite(got)):
-        raise AssertionError("softmax of scores near 1000 gives nan or inf: looks like no "
-                             "max-subtraction: exp(1000) overflows; subtract each row's maximum before exp")
-    oracle.assert_close(got, expected, "softmax of scores near 1000")
+    expected, variants = oracle.softmax(x), oracle.softmax_overflow_variants(x)
+    oracle.assert_close(oracle.call(softmax, x), expected, "softmax of scores near 1000", variants)
 
 
 @test_case(points=1, hidden=True)
 def test_row_maximum(softmax):
     x = np.array([[9000.0, 8999.0, 8997.0], [1.0, 3.0, 2.0], [-5000.0, -5002.0, -4999.0]])
-    expected = oracle.softmax(x)
-    what = "softmax of rows whose maxima are 9000, 3 and -4999"
-    got = oracle.assert_shape(oracle.call(softmax, x), x.shape, what)
-    bad = [i for i in range(3) if not np.all(np.isfinite(got[i]))]
-    if bad and 0 not in bad:
-        raise AssertionError(f"{what} gives nan in the rows with the smaller maxima: looks like a global instead "
-                             "of a row maximum: subtracting the largest entry of the whole array underflows "
-                             "every exp of the other rows")
-    if bad:
-        raise AssertionError(f"{what} gives nan or inf: subtract each row's own maximum before exp")
-    oracle.assert_close(got, expected, what)
+    expected, variants = oracle.softmax(x), oracle.softmax_overflow_variants(x)
+    oracle.assert_close(oracle.call(softmax, x), expected, "softmax of rows whose maxima are 9000, 3 and -4999",
+                        variants)
 
 
 @test_case(points=1, hidden=True)

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 __all__ = [
-    "softmax", "softmax_variants", "causal_mask", "causal_mask_variants",
+    "softmax", "softmax_variants", "softmax_overflow_variants", "causal_mask", "causal_mask_variants",
     "attention", "attention_variants", "self_attention", "self_attention_variants",
     "multi_head_attention", "multi_head_attention_variants",
 ]
@@ -53,6 +53,19 @@ def softmax_variants(x, axis=-1):
         variants.append(("softmax over the whole array", "normalise each slice along `axis`, not all entries together",
                          e / e.sum()))
     return variants
+
+
+def softmax_overflow_variants(x):
+    """The unstable softmaxes (name, explanation, array), nan where they overflow or underflow."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        e = np.exp(x)
+        g = np.exp(x - x.max())
+        return [("no max-subtraction", "exp(1000) overflows; subtract each row's maximum before exp",
+                 e / e.sum(axis=-1, keepdims=True)),
+                ("a global instead of a row maximum", "subtracting the largest entry of the whole array "
+                 "underflows every exp of the other rows; subtract each row's own maximum",
+                 g / g.sum(axis=-1, keepdims=True))]
 
 
 def causal_mask(n):
