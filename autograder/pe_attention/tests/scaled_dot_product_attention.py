@@ -58,7 +58,7 @@ def _check(sdpa, Q, K, V, mask, what):
     expected_out, expected_w = oracle.attention(Q, K, V, mask)
     variants = oracle.attention_variants(Q, K, V, mask)
     result = oracle.call(sdpa, Q, K, V) if mask is None else oracle.call(sdpa, Q, K, V, mask=mask)
-    out, weights = _pair(result, what)
+    out, weights = oracle.assert_pair(result, (expected_out, expected_w), what, ("output", "weights"))
     oracle.assert_close(weights, expected_w, f"the weights of {what}", [(n, y, w) for n, y, _, w in variants])
     oracle.assert_close(out, expected_out, f"the output of {what}", [(n, y, o) for n, y, o, _ in variants])
     return weights

@@ -46,7 +46,7 @@ def _check(self_attention, X, W_Q, W_K, W_V, mask, what):
     variants = oracle.self_attention_variants(X, W_Q, W_K, W_V, mask)
     args = (X, W_Q, W_K, W_V)
     result = oracle.call(self_attention, *args) if mask is None else oracle.call(self_attention, *args, mask=mask)
-    got_Z, got_A = _pair(result, what)
+    got_Z, got_A = oracle.assert_pair(result, (Z, A), what, ("Z", "A"))
     oracle.assert_close(got_A, A, f"the weights A of {what}", [(n, y, a) for n, y, _, a in variants])
     oracle.assert_close(got_Z, Z, f"the output Z of {what}", [(n, y, z) for n, y, z, _ in variants])
 

@@ -19,7 +19,7 @@ ATOL = 1e-8
 RTOL = 1e-6
 
 __all__ = ["ATOL", "RTOL", "call", "call_as", "show_call", "mutated_arguments", "assert_unchanged", "assert_raises",
-           "as_array", "assert_shape", "assert_close", "defuse"]
+           "assert_pair", "as_array", "assert_shape", "assert_close", "defuse"]
 
 # The grading engine's own failures (a timeout, a crashed sandbox) pass through unchanged: they are
 # not the submission raising.
@@ -153,6 +153,20 @@ def assert_unchanged(fn, *args, **kwargs):
         shown = ", ".join(names[k] if isinstance(k, int) and k < len(names) else str(k) for k in changed)
         raise AssertionError(f"{show_call(fn, args, kwargs)} changed its input {shown} in place: "
                              "compute into new arrays and leave the arguments as they were")
+
+
+def assert_pair(result, expected, what, names):
+    """``result`` as a pair of arrays; a pair whose two results match ``expected`` the other way round
+    is named. ``names`` are the two results' names, e.g. ("output", "weights")."""
+    if not (isinstance(result, (tuple, list)) and len(result) == 2):
+        raise AssertionError(f"{what} should return the pair ({names[0]}, {names[1]}) as a tuple, got "
+                             f"{defuse(type(result).__name__)}")
+    first, second = (as_array(r, what) for r in result)
+    wanted = [np.asarray(e, dtype=np.float64) for e in expected]
+    if _close(first, wanted[1], ATOL, RTOL) and _close(second, wanted[0], ATOL, RTOL) and not \
+            _close(first, wanted[0], ATOL, RTOL):
+        raise AssertionError(f"{what} looks like the pair in the wrong order: return ({names[0]}, {names[1]})")
+    return first, second
 
 
 def as_array(value, what):
