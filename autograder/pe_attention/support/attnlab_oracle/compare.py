@@ -210,7 +210,7 @@ def _how(got, expected, what, atol, rtol):
         relative = float(err[idx]) / scale
         message += f" ({relative:.2g} of the largest expected magnitude)"
         if relative < 1e-4:
-            message += (": round-off of that size comes from float32 arithmetic; compute in float64 "
+            message += (": errors this small usually come from float32 arithmetic; compute in float64 "
                         f"(results must agree to rtol={rtol:g}, atol={atol:g})")
     return message
 
