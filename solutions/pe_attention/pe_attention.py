@@ -26,7 +26,9 @@
 # arithmetic is off by about 1e-7 of the values, and by 1e-5 and more in the encodings of far
 # positions, where the slow pairs change by less than float32 can resolve. Functions that return
 # two results return them as a tuple, e.g. `(output, weights)` (a list of the two also passes).
-# A function that should reject its input raises `ValueError`.
+# A function that should reject its input raises `ValueError`. Each function's first public test
+# checks the type and dtype of what it returns (a numpy array, float64 or, for masks, bool); the
+# other tests check shapes and values.
 #
 # Run `grader.check("<function name>")` after each function to run the public tests.
 
