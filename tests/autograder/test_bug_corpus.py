@@ -3,14 +3,16 @@
 A bug fixture (tests/fixtures/bugs/<bug>_loses_<function>.py) holds only what the bug changes: the
 function it breaks, and ``NAMED``, the variant its feedback must name (``looks like <NAMED>:``), or
 None when no single known variant fits and the feedback must instead say how the result is wrong;
-optionally ``SAYS``, text one of its messages must contain. It may cost points on the function it is
-named after and on the base's functions that call it, nowhere else.
+optionally ``SAYS``, text one of its messages must contain, and ``COMMON = True`` for a mistake common
+enough that the public tests (what students run themselves) must catch it. It may cost points on the
+function it is named after and on the base's functions that call it, nowhere else.
 The test composes it with a correct base (tests/fixtures/alternatives/vectorised.py).
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from pathlib import Path
 
@@ -92,6 +94,18 @@ def test_does_the_bug_lose_points_only_on_its_function_under_its_name(path, test
     else:
         assert named and all(n.startswith(label) for n in named), (label, messages)
     assert not any(NUMPY_PRINT.search(m) or len(m) >= 600 for m in messages), messages
+
+
+COMMON = [p for p in BUGS if _constant(p, "COMMON", False)]
+
+
+@pytest.mark.parametrize("path", COMMON, ids=[p.stem for p in COMMON])
+def test_do_the_public_tests_catch_a_common_mistake(path, test_files):
+    target = path.stem.split("_loses_")[1]
+    public = [dataclasses.replace(tf, cases=tuple(c for c in tf.cases if not c.hidden))
+              for tf in test_files if tf.name == target]
+    score, possible, _ = grade_overlay(path, public)[target]
+    assert score < possible, f"the public tests of {target} miss {path.stem}"
 
 
 def test_does_the_base_get_full_marks(test_files):
