@@ -183,5 +183,5 @@ def test_do_public_and_hidden_tests_accept_a_list_for_a_pair_of_results(test_fil
     assert all(r[0] == r[1] for r in results.values()), results
 
 
-def test_is_the_every_permutation_default_the_reference_uses_enough_for_the_battery():
+def test_does_the_simulated_default_set_try_every_permutation_of_five_rows():
     assert len(list(itertools.permutations(range(5)))) - 1 == len(oracle.checkers._enough_permutations(5))
