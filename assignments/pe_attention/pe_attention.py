@@ -12,6 +12,15 @@
 # matrix `X` of shape `(n, d_model)`, one token per **row**; positions count from 0. Every
 # function takes numpy arrays and returns new float64 arrays; none changes its inputs.
 #
+# How answers are checked: each value must match the expected one as `np.allclose(yours,
+# expected, rtol=1e-6, atol=1e-8)` does. Compute in float64 (numpy's default): float32
+# arithmetic is off by about 1e-7 of the values, and by 1e-5 and more in the encodings of far
+# positions, where the slow pairs change by less than float32 can resolve. Functions that return
+# two results return them as a tuple, e.g. `(output, weights)` (a list of the two also passes).
+# A function that should reject its input raises `ValueError`. Each function's first public test
+# checks the type and dtype of what it returns (a numpy array, float64 or, for masks, bool); the
+# other tests check shapes and values.
+#
 # Run `grader.check("<function name>")` after each function to run the public tests.
 
 # %%
@@ -39,9 +48,10 @@ import numpy as np
 
 # %%
 def sinusoidal_pe(seq_len, d_model, base=10000.0):
-    """Sinusoidal positional encoding, shape (seq_len, d_model).
+    """Sinusoidal positional encoding, shape (seq_len, d_model), float64.
 
     PE[pos, 2i] = sin(pos / base**(2i/d_model)), PE[pos, 2i+1] = cos(pos / base**(2i/d_model)).
+    An odd d_model works: the last column is a sine.
     """
     # YOUR CODE HERE
     raise NotImplementedError
@@ -56,7 +66,7 @@ def sinusoidal_pe(seq_len, d_model, base=10000.0):
 
 # %%
 def add_positional_encoding(E, base=10000.0):
-    """X = E + PE for embeddings E of shape (n, d); returns a new array."""
+    """X = E + PE for embeddings E of shape (n, d), PE = sinusoidal_pe(n, d, base); returns a new array."""
     # YOUR CODE HERE
     raise NotImplementedError
 
@@ -78,7 +88,7 @@ def add_positional_encoding(E, base=10000.0):
 
 # %%
 def pe_shift_matrix(k, d_model, base=10000.0):
-    """The (d_model, d_model) matrix M with PE[pos + k] = M @ PE[pos] for every pos.
+    """The (d_model, d_model) matrix M with PE[pos + k] = M @ PE[pos] for every pos (PE with this base).
 
     Raises ValueError for odd d_model.
     """
@@ -149,9 +159,11 @@ def softmax(x, axis=-1):
 
 # %%
 def scaled_dot_product_attention(Q, K, V, mask=None):
-    """Return (output, weights): weights = softmax(Q K^T / sqrt(d_k)) over keys, output = weights V.
+    """Return the tuple (output, weights): weights = softmax(Q K^T / sqrt(d_k)) over keys, output = weights V.
 
-    Q (..., n, d_k), K (..., m, d_k), V (..., m, d_v); mask (..., n, m) boolean, True = may attend.
+    Q (..., n, d_k), K (..., m, d_k), V (..., m, d_v); d_k is the width of a key (the last axis).
+    mask: None, or boolean (..., n, m) with True where query i may attend to key j (the other
+    weights are exactly 0).
 
     >>> out, w = scaled_dot_product_attention(np.eye(2), np.eye(2), np.array([[1.0], [3.0]]))
     >>> w.round(3)
@@ -200,7 +212,11 @@ def causal_mask(n):
 
 # %%
 def self_attention(X, W_Q, W_K, W_V, mask=None):
-    """Return (Z, A) for Q = X W_Q, K = X W_K, V = X W_V and A = softmax(Q K^T / sqrt(d_k)).
+    """Return the tuple (Z, A) for Q = X W_Q, K = X W_K, V = X W_V and A = softmax(Q K^T / sqrt(d_k)).
+
+    X (n, d_model), W_Q and W_K (d_model, d_k), W_V (d_model, d_v); Z (n, d_v), A (n, n).
+    mask: None, or boolean (n, n), True where token i may attend to token j, as for
+    scaled_dot_product_attention.
 
     >>> Z, A = self_attention(np.eye(2), np.eye(2), np.eye(2), np.eye(2))
     >>> A.round(3)
@@ -234,16 +250,22 @@ def self_attention(X, W_Q, W_K, W_V, mask=None):
 #   \text{MultiHead}(X) = [\text{head}_0, \dots, \text{head}_{H-1}]\, W_O$$
 #
 # Head `h` uses the columns `h*d_h:(h+1)*d_h` of `W_Q` and `W_K` with $d_h$ =
-# `W_Q.shape[1] // num_heads`, and the same slice of `W_V`'s columns with its own width
-# `W_V.shape[1] // num_heads`. Each head is scaled by $\sqrt{d_h}$ (its own key size, not
-# `d_model`). The heads' outputs are concatenated in order, giving `(n, num_heads * d_v_head)`,
-# then multiplied by `W_O` to give `(n, d_out)`. The same `mask` applies to every head.
+# `W_Q.shape[1] // num_heads`, and the columns `h*d_v:(h+1)*d_v` of `W_V` with its own head width
+# $d_v$ = `W_V.shape[1] // num_heads`, which may differ from $d_h$ (e.g. `W_Q` of shape `(6, 4)`
+# and `W_V` of shape `(6, 6)` with 2 heads: $d_h = 2$, $d_v = 3$). Each head is scaled by
+# $\sqrt{d_h}$ (its own key size, not `d_model`). The heads' outputs are concatenated in order,
+# giving `(n, num_heads * d_v)`, then multiplied by `W_O` to give `(n, d_out)`. The same `mask`
+# applies to every head.
 #
 # Example: with `num_heads=1` this is `self_attention(X, W_Q, W_K, W_V)[0] @ W_O`.
 
 # %%
 def multi_head_attention(X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
     """Concatenate num_heads scaled dot-product heads (column slices of W_Q, W_K, W_V), then @ W_O.
+
+    Head h: columns h*d_h:(h+1)*d_h of W_Q and W_K (d_h = W_Q.shape[1] // num_heads), columns
+    h*d_v:(h+1)*d_v of W_V (d_v = W_V.shape[1] // num_heads), scores divided by sqrt(d_h).
+    W_O (num_heads * d_v, d_out); returns (n, d_out). mask: as for self_attention, in every head.
 
     >>> X, W = np.eye(2), np.eye(2)
     >>> multi_head_attention(X, W, W, W, W, num_heads=2).round(3)
@@ -279,7 +301,8 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
 #
 # Build $P$ from an index sequence `perm` so that row `i` of $PX$ is row `perm[i]` of `X`:
 # $P_{i,\,perm[i]} = 1$ and every other entry is 0. (Putting the 1 at $P_{perm[i],\,i}$ instead
-# builds the inverse permutation, $P^T$.)
+# builds the inverse permutation, $P^T$.) An index sequence that is not a permutation of
+# `0 .. n-1` (an index repeated or out of range) raises `ValueError`.
 #
 # Example: `permutation_matrix([2, 0, 1]) @ X` is `X[[2, 0, 1]]`: rows 2, 0, 1 of `X`.
 
@@ -307,6 +330,9 @@ def permutation_matrix(perm):
 # permutations from a fixed seed, so that the answer is the same every time. Leave out the
 # identity, which every function passes.
 #
+# `default_permutations` below builds that set; it is written for you. Use it in the two checkers
+# when `perms` is None (or build a set of your own that is at least as strong).
+#
 # Example: `default_permutations(3)` is the five permutations of `(0, 1, 2)` other than itself.
 
 # %%
@@ -316,8 +342,26 @@ def default_permutations(n):
     >>> default_permutations(2)
     [(1, 0)]
     """
-    # YOUR CODE HERE
-    raise NotImplementedError
+    from itertools import permutations
+
+    identity = tuple(range(n))
+    if n <= 5:
+        return [p for p in permutations(identity) if p != identity]
+    perms = []
+    for i in range(n - 1):
+        swap = list(identity)
+        swap[i], swap[i + 1] = swap[i + 1], swap[i]
+        perms.append(tuple(swap))
+    for i in range(n - 2):
+        cycle = list(identity)
+        cycle[i : i + 3] = [i + 1, i + 2, i]
+        perms.append(tuple(cycle))
+    perms.append(identity[::-1])
+    perms += [identity[shift:] + identity[:shift] for shift in (1, n - 1, n // 2)]
+    rng = np.random.default_rng(0)
+    perms += [tuple(rng.permutation(n).tolist()) for _ in range(5)]
+    # dict.fromkeys drops repeats but keeps the order
+    return [p for p in dict.fromkeys(perms) if p != identity]
 
 
 # %% [markdown]
@@ -331,8 +375,10 @@ def default_permutations(n):
 # for **every** permutation in `perms` (index sequences, as for `permutation_matrix`), or, when
 # `perms` is None, for every permutation of `default_permutations(n)`. Compare with
 # `np.allclose(..., atol=atol)` plus a tiny relative tolerance: sums taken in a different order
-# differ in their last bits, which must not count as a failure. A result of a different shape is
-# a failure (`False`), not an error. Do not change `X` or rely on `f` leaving it unchanged.
+# differ in their last bits, which must not count as a failure, and a larger `atol` makes larger
+# differences count as equal. Every permutation must pass, not just one. A result of a different
+# shape is a failure (`False`), not an error. Return a `bool`. Do not change `X` or rely on `f`
+# leaving it unchanged.
 #
 # Example: `is_permutation_equivariant(lambda X: 2 * X, X)` is `True`, and
 # `is_permutation_equivariant(lambda X: np.cumsum(X, axis=0), X)` is `False` for
@@ -341,6 +387,9 @@ def default_permutations(n):
 # %%
 def is_permutation_equivariant(f, X, perms=None, atol=1e-8):
     """Whether f(P X) ≈ P f(X) for every permutation in perms (default: default_permutations(n)).
+
+    perms: index sequences, as for permutation_matrix; atol: the absolute tolerance of the comparison.
+    A result of a different shape is not equivariant (False).
 
     >>> is_permutation_equivariant(lambda X: X - X.mean(axis=0), np.arange(6.0).reshape(3, 2))
     True
@@ -352,6 +401,8 @@ def is_permutation_equivariant(f, X, perms=None, atol=1e-8):
 # %%
 def is_permutation_invariant(f, X, perms=None, atol=1e-8):
     """Whether f(P X) ≈ f(X) for every permutation in perms (default: default_permutations(n)).
+
+    perms and atol as for is_permutation_equivariant; a result of a different shape is False.
 
     >>> is_permutation_invariant(lambda X: X.sum(axis=0), np.arange(6.0).reshape(3, 2))
     True
@@ -403,6 +454,8 @@ def is_permutation_invariant(f, X, perms=None, atol=1e-8):
 def rope(X, base=10000.0):
     """Rotary position embedding of the rows of X (n, d): pair (2i, 2i+1) of row m turned by m * base**(-2i/d).
 
+    Raises ValueError for an odd d.
+
     >>> rope(np.array([[1.0, 0.0], [0.0, 1.0]])).round(3)
     array([[ 1.   ,  0.   ],
            [-0.841,  0.54 ]])
@@ -419,8 +472,10 @@ def rope(X, base=10000.0):
 #
 # $$\text{bias}[h, i, j] = -m_h\,|i - j|, \qquad m_h = 2^{-8(h+1)/H}$$
 #
-# for `H = num_heads` heads, `h` counting from 0. The slopes form a geometric sequence: head 0
-# has the steepest slope (it looks only at close neighbours), the last head ($m = 2^{-8}$) sees far.
+# for `H = num_heads` heads, `h` counting from 0, for any number of heads (odd ones too: the ALiBi
+# paper's code uses another recipe when `H` is not a power of two; here this formula holds for
+# every `H`). The slopes form a geometric sequence: head 0 has the steepest slope (it looks only
+# at close neighbours), the last head ($m = 2^{-8}$) sees far.
 #
 # Example: with `num_heads=2` the slopes are `1/16` and `1/256`, and `alibi_bias(3, 2)[0]` is
 # `-[[0, 1, 2], [1, 0, 1], [2, 1, 0]] / 16`.

@@ -66,6 +66,8 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
 
 
 def permutation_matrix(perm):
+    if sorted(int(p) for p in perm) != list(range(len(perm))):
+        raise ValueError(f"{list(perm)} is not a permutation of 0..{len(perm) - 1}")
     n = len(perm)
     P = np.zeros((n, n))
     P[np.arange(n), list(perm)] = 1.0

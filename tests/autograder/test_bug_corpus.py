@@ -1,85 +1,115 @@
-"""Known one-bug submissions (tests/fixtures/bugs/<bug>_loses_<function>.py), graded in-process.
+"""Known one-bug submissions, graded in-process.
 
-Each file is a whole correct submission with exactly one mistake in the function its name ends with.
+A bug fixture (tests/fixtures/bugs/<bug>_loses_<function>.py) holds only what the bug changes: the
+function it breaks, and ``NAMED``, the variant its feedback must name (``looks like <NAMED>:``), or
+None when no single known variant fits and the feedback must instead say how the result is wrong;
+optionally ``SAYS``, text one of its messages must contain, and ``COMMON = True`` for a mistake common
+enough that the public tests (what students run themselves) must catch it. It may cost points on the
+function it is named after and on the base's functions that call it, nowhere else.
+The test composes it with a correct base (tests/fixtures/alternatives/vectorised.py).
 """
 
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
 from pathlib import Path
 
 import pytest
 
-from in_process import grade_file
+from in_process import grade_env
 
-BUGS = sorted((Path(__file__).parent.parent / "fixtures" / "bugs").glob("*_loses_*.py"))
+# how numpy prints an array (floats separated by spaces): no message may dump one
+NUMPY_PRINT = re.compile(r"\[\[?\s*-?\d+\.\d*(e-?\d+)?\s+-?\d")
 
-# The variant a bug's feedback must name, as "looks like <variant>".
-NAMED = {
-    "wrong_axis_loses_softmax": "softmax over axis 0",
-    "no_max_subtraction_loses_softmax": "no max-subtraction",
-    "global_max_loses_softmax": "a global instead of a row maximum",
-    "integer_output_loses_softmax": "an integer output array",
-    "few_default_perms_loses_is_permutation_equivariant": "too few default permutations",
-    "triu_loses_causal_mask": "an upper-triangular (triu) mask",
-    "strict_loses_causal_mask": "a strict causal mask",
-    "missing_scale_loses_scaled_dot_product_attention": "no 1/sqrt(d_k) scaling",
-    "divides_by_d_k_loses_scaled_dot_product_attention": "scores divided by d_k",
-    "scales_by_d_v_loses_scaled_dot_product_attention": "scaling by sqrt(d_v)",
-    "k_not_transposed_loses_scaled_dot_product_attention": "K not transposed",
-    "qk_swapped_loses_scaled_dot_product_attention": "Q and K swapped",
-    "softmax_over_queries_loses_scaled_dot_product_attention": "softmax over queries",
-    "mask_after_softmax_loses_scaled_dot_product_attention": "mask applied after the softmax without renormalising",
-    "inverted_mask_loses_scaled_dot_product_attention": "an inverted mask",
-    "multiplicative_mask_loses_scaled_dot_product_attention": "a multiplicative mask",
-    "qk_weights_swapped_loses_self_attention": "Q and K swapped",
-    "scales_by_d_model_loses_self_attention": "scaling by sqrt(d_model)",
-    "scales_by_d_v_loses_self_attention": "scaling by sqrt(d_v)",
-    "ignores_mask_loses_self_attention": "the mask ignored",
-    "strided_heads_loses_multi_head_attention": "heads split strided",
-    "no_transpose_back_loses_multi_head_attention": "heads merged without transposing back",
-    "forgets_w_o_loses_multi_head_attention": "W_O forgotten",
-    "scales_by_d_model_loses_multi_head_attention": "scaling by sqrt(d_model) inside the heads",
-    "scales_by_full_width_loses_multi_head_attention": "scaling by sqrt(the full width",
-    "ignores_mask_loses_multi_head_attention": "the mask ignored",
-    "builds_inverse_loses_permutation_matrix": "the inverse permutation",
-    "tests_invariance_loses_is_permutation_equivariant": "a check for invariance",
-    "identity_only_loses_is_permutation_equivariant": "checking only the identity",
-    "one_swap_loses_is_permutation_equivariant": "checking only one swap",
-    "sorted_rows_loses_is_permutation_equivariant": "comparing sorted rows or row multisets",
-    "row_multiset_loses_is_permutation_equivariant": "comparing sorted rows or row multisets",
-    "any_for_all_loses_is_permutation_equivariant": "any() instead of all()",
-    "exact_equality_loses_is_permutation_equivariant": "exact equality",
-    "inverse_permutation_loses_is_permutation_equivariant": "the inverse permutation",
-    "tests_equivariance_loses_is_permutation_invariant": "a check for equivariance",
-    "identity_only_loses_is_permutation_invariant": "checking only the identity",
-    "any_for_all_loses_is_permutation_invariant": "any() instead of all()",
-    "exact_equality_loses_is_permutation_invariant": "exact equality",
-    "sorted_rows_loses_is_permutation_invariant": "comparing sorted rows or row multisets",
-    "rotate_half_loses_rope": "the rotate-half layout",
-    "clockwise_loses_rope": "a clockwise rotation",
-    "positions_from_one_loses_rope": "positions counted from 1",
-    "slopes_from_zero_loses_alibi_bias": "slopes starting at h = 0",
-    "wrong_sign_loses_alibi_bias": "the wrong sign",
-}
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+BASE = FIXTURES / "alternatives" / "vectorised.py"
+BUGS = sorted((FIXTURES / "bugs").glob("*_loses_*.py"))
+
+
+def compose(overlay: Path, base: Path = BASE) -> str:
+    """The base submission with the overlay's definitions after it (the later definition wins)."""
+    base_text, overlay_text = base.read_text(encoding="utf-8"), overlay.read_text(encoding="utf-8")
+    return f"{base_text}\n\n# ---- overlay: {overlay.name}\n{overlay_text}"
+
+
+def _constant(overlay: Path, name: str, default=LookupError):
+    for node in ast.parse(overlay.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [name]:
+            return ast.literal_eval(node.value)
+    if default is LookupError:
+        raise AssertionError(f"{overlay.name} does not set {name}")
+    return default
+
+
+def expected_label(overlay: Path) -> str | None:
+    """The overlay's ``NAMED``: the variant its feedback must name, or None."""
+    return _constant(overlay, "NAMED")
+
+
+def callers(name: str, base: Path = BASE) -> set[str]:
+    """The base's functions that call ``name``: a bug may cost them points too."""
+    tree = ast.parse(base.read_text(encoding="utf-8"))
+    return {f.name for f in tree.body if isinstance(f, ast.FunctionDef)
+            and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(f))} - {name}
+
+
+def grade_overlay(overlay: Path, test_files) -> dict:
+    env: dict = {}
+    exec(compile(compose(overlay), str(overlay), "exec"), env)
+    return grade_env(env, test_files)
 
 
 def test_is_the_corpus_large_and_is_every_bug_file_aimed_at_a_graded_function(test_files):
     questions = {tf.name for tf in test_files}
-    assert len(BUGS) >= 40
+    assert len(BUGS) >= 60
     for path in BUGS:
         assert path.stem.split("_loses_")[1] in questions, path.name
+        expected_label(path)
+
+
+def test_does_every_bug_file_hold_only_what_it_breaks():
+    """An overlay redefines the function it is named after (and helpers of its own), nothing else."""
+    base = {n.name for n in ast.parse(BASE.read_text()).body if isinstance(n, ast.FunctionDef)}
+    for path in BUGS:
+        defined = {n.name for n in ast.parse(path.read_text()).body if isinstance(n, ast.FunctionDef)}
+        assert defined & base == {path.stem.split("_loses_")[1]}, path.name
 
 
 @pytest.mark.parametrize("path", BUGS, ids=[p.stem for p in BUGS])
-def test_does_the_bug_lose_points_only_on_its_function(path, test_files):
+def test_does_the_bug_lose_points_only_on_its_function_under_its_name(path, test_files):
     target = path.stem.split("_loses_")[1]
-    results = grade_file(path, test_files)
+    results = grade_overlay(path, test_files)
     score, possible, messages = results[target]
     assert score < possible, f"{path.name} kept full marks on {target}"
-    others = {q: r[:2] for q, r in results.items() if q != target and r[0] != r[1]}
+    others = {q: r[:2] for q, r in results.items() if q not in {target} | callers(target) and r[0] != r[1]}
     assert not others, f"{path.name} also lost points on {others}"
-    if path.stem in NAMED:
-        assert any(f"looks like {NAMED[path.stem]}" in m for m in messages), messages
-    assert all("[[" not in m and len(m) < 500 for m in messages), messages
+    says = _constant(path, "SAYS", None)
+    assert says is None or any(says in m for m in messages), (says, messages)
+    label = expected_label(path)
+    named = [m.split("looks like ", 1)[1].split(":", 1)[0] for m in messages if "looks like " in m]
+    if label is None:
+        assert not named, f"{path.name} was named {named}, but no single known variant fits it"
+    else:
+        assert named and all(n.startswith(label) for n in named), (label, messages)
+    assert not any(NUMPY_PRINT.search(m) or len(m) >= 600 for m in messages), messages
 
 
-def test_does_every_named_bug_have_a_file():
-    assert set(NAMED) <= {p.stem for p in BUGS}
+COMMON = [p for p in BUGS if _constant(p, "COMMON", False)]
+
+
+@pytest.mark.parametrize("path", COMMON, ids=[p.stem for p in COMMON])
+def test_do_the_public_tests_catch_a_common_mistake(path, test_files):
+    target = path.stem.split("_loses_")[1]
+    public = [dataclasses.replace(tf, cases=tuple(c for c in tf.cases if not c.hidden))
+              for tf in test_files if tf.name == target]
+    score, possible, _ = grade_overlay(path, public)[target]
+    assert score < possible, f"the public tests of {target} miss {path.stem}"
+
+
+def test_does_the_base_get_full_marks(test_files):
+    env: dict = {}
+    exec(compile(BASE.read_text(), str(BASE), "exec"), env)
+    lost = {q: r for q, r in grade_env(env, test_files).items() if r[0] != r[1]}
+    assert not lost, lost

@@ -14,5 +14,7 @@ def test_shape_and_dtype(add_positional_encoding):
     assert isinstance(X, np.ndarray), f"add_positional_encoding should return a numpy array, got {type(X).__name__}"
     assert X.shape == (4, 6), f"add_positional_encoding on a (4, 6) input has shape {X.shape}"
     assert X.dtype == np.float64, f"add_positional_encoding should return float64, got {X.dtype}"
+    assert np.allclose(X[1, :2], [np.sin(1.0), np.cos(1.0)]), (
+        "add_positional_encoding(zeros) is the encoding itself: row 1 starts with [sin 1, cos 1]")
 
 

@@ -9,11 +9,13 @@ name = "causal_mask"
 
 
 @test_case(points=1, hidden=False)
-def test_shape_and_dtype(causal_mask):
+def test_shape_dtype_and_orientation(causal_mask):
     m = causal_mask(3)
     assert isinstance(m, np.ndarray), f"causal_mask should return a numpy array, got {type(m).__name__}"
     assert m.shape == (3, 3), f"causal_mask(3) has shape {m.shape}, expected (3, 3)"
     assert m.dtype == np.bool_, f"causal_mask should return a boolean array (True = may attend), got {m.dtype}"
     assert bool(m[0, 0]), "the first token may attend to itself"
+    assert bool(m[2, 0]) and not bool(m[0, 2]), (
+        "causal_mask(3)[2, 0] should be True (query 2 may see key 0, in its past) and [0, 2] False (the future)")
 
 

@@ -9,10 +9,25 @@ name = "is_permutation_equivariant"
 
 
 @test_case(points=1, hidden=False)
-def test_elementwise_function(is_permutation_equivariant):
-    X = np.arange(12.0).reshape(4, 3) / 10
-    answer = is_permutation_equivariant(np.tanh, X)
-    assert isinstance(answer, (bool, np.bool_)), f"is_permutation_equivariant should return a bool, got {type(answer).__name__}"
-    assert answer, "np.tanh acts on each row separately, so it is permutation-equivariant"
+def test_notebook_examples(is_permutation_equivariant):
+    X = np.arange(6.0).reshape(3, 2)
+    # 0.1 + 0.2 + 0.3 and 0.3 + 0.1 + 0.2 differ in the last bit: a tolerance is needed
+    Y = np.array([[0.1, 0.7], [0.2, 0.1], [0.3, 0.2]])
+    steps = lambda X: X + 1e-4 * np.arange(len(X))[:, None]
+    cases = [
+        (np.tanh, X, {}, True, "np.tanh acts on each row separately"),
+        (lambda X: X - X.mean(axis=0), Y, {}, True,
+         "X - X.mean(axis=0) moves each row with the input (up to round-off, which must not count)"),
+        (lambda X: np.cumsum(X, axis=0), X, {}, False, "np.cumsum(X, axis=0) adds up the rows above each row"),
+        (lambda X: X[::-1], X, {}, False, "X[::-1] reverses the rows, so the output does not move with the input"),
+        (lambda X: np.cumsum(X, axis=0), X, {"perms": [[0, 1, 2], [2, 1, 0]]}, False,
+         "every permutation in perms must pass, and [2, 1, 0] does not"),
+        (steps, X, {"atol": 1e-2}, True, "with atol=1e-2, differences of 2e-4 count as equal"),
+    ]
+    for f, data, kwargs, expected, why in cases:
+        answer = is_permutation_equivariant(f, data, **kwargs)
+        assert isinstance(answer, (bool, np.bool_)), (
+            f"is_permutation_equivariant should return a bool, got {type(answer).__name__}")
+        assert answer == expected, f"is_permutation_equivariant returned {answer}, expected {expected}: {why}"
 
 

@@ -11,9 +11,24 @@ name = "is_permutation_invariant"
 @test_case(points=1, hidden=False)
 def test_sum_and_elementwise(is_permutation_invariant):
     X = np.arange(12.0).reshape(4, 3)
-    answer = is_permutation_invariant(np.sum, X)
-    assert isinstance(answer, (bool, np.bool_)), f"is_permutation_invariant should return a bool, got {type(answer).__name__}"
-    assert answer, "np.sum adds up every entry whatever the order of the rows: it is permutation-invariant"
-    assert not is_permutation_invariant(np.tanh, X), "np.tanh(P X) = P np.tanh(X) moves rows: it is not invariant"
+    # 0.1 + 0.2 + 0.3 and 0.3 + 0.1 + 0.2 differ in the last bit: a tolerance is needed
+    Y = np.array([[0.1, 0.7], [0.2, 0.1], [0.3, 0.2]])
+    weighted = lambda X: ((1 + 1e-4 * np.arange(len(X)))[:, None] * X).sum(axis=0)
+    cases = [
+        (np.sum, X, {}, True, "np.sum adds up every entry whatever the order of the rows"),
+        (lambda X: X.sum(axis=0), Y, {}, True,
+         "the column sums ignore the order of the rows (up to round-off, which must not count)"),
+        (np.tanh, X, {}, False, "np.tanh(P X) = P np.tanh(X) moves rows"),
+        (lambda X: X[0], X, {"perms": [[0, 2, 1, 3], [1, 0, 2, 3]]}, False,
+         "every permutation in perms must pass, and [1, 0, 2, 3] changes the first row"),
+        (lambda X: X + np.arange(len(X))[:, None], X, {}, False,
+         "X + [0, 1, 2, 3] per row has the same sum for every order of the rows, but not the same rows"),
+        (weighted, X, {"atol": 1.0}, True, "with atol=1, differences of a few thousandths count as equal"),
+    ]
+    for f, data, kwargs, expected, why in cases:
+        answer = is_permutation_invariant(f, data, **kwargs)
+        assert isinstance(answer, (bool, np.bool_)), (
+            f"is_permutation_invariant should return a bool, got {type(answer).__name__}")
+        assert answer == expected, f"is_permutation_invariant returned {answer}, expected {expected}: {why}"
 
 

@@ -9,9 +9,24 @@ name = "multi_head_attention"
 
 
 @test_case(points=1, hidden=False)
-def test_shape(multi_head_attention):
+def test_shapes_and_example(multi_head_attention):
     out = multi_head_attention(np.zeros((3, 4)), np.ones((4, 4)), np.ones((4, 4)), np.ones((4, 4)), np.ones((4, 2)), 2)
     assert isinstance(out, np.ndarray), f"multi_head_attention should return a numpy array, got {type(out).__name__}"
     assert out.shape == (3, 2), f"output for X (3, 4) and W_O (4, 2) has shape {out.shape}, expected (3, 2)"
+    out = np.asarray(multi_head_attention(np.zeros((3, 4)), np.ones((4, 4)), np.ones((4, 4)), np.ones((4, 6)),
+                                          np.ones((6, 2)), 2))
+    assert out.shape == (3, 2), (
+        f"output for W_Q, W_K (4, 4), W_V (4, 6) and W_O (6, 2) with 2 heads has shape {out.shape}, expected "
+        "(3, 2): each head takes W_V.shape[1] // num_heads = 3 value columns")
+    out = np.asarray(multi_head_attention(np.eye(2), np.eye(2), np.eye(2), np.eye(2), np.eye(2), num_heads=2))
+    e = np.e
+    assert np.allclose(out, [[e / (e + 1), 0.5], [0.5, e / (e + 1)]]), (
+        "multi_head_attention(eye(2), eye(2), eye(2), eye(2), eye(2), num_heads=2) should be "
+        "rows [0.731, 0.5] and [0.5, 0.731]: each head is 1 column wide, so its scores are divided by sqrt(1)")
+    out = np.asarray(multi_head_attention(np.eye(2), np.eye(2), np.eye(2), np.eye(2), np.eye(2), num_heads=1))
+    e = np.exp(1 / np.sqrt(2))
+    assert np.allclose(out, [[e / (e + 1), 1 / (e + 1)], [1 / (e + 1), e / (e + 1)]]), (
+        "multi_head_attention(eye(2), eye(2), eye(2), eye(2), eye(2), num_heads=1) should have rows "
+        "[0.670, 0.330] and [0.330, 0.670]: one head 2 columns wide divides its scores by sqrt(2)")
 
 

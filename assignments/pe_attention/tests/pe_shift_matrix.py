@@ -9,10 +9,14 @@ name = "pe_shift_matrix"
 
 
 @test_case(points=1, hidden=False)
-def test_shape_and_identity(pe_shift_matrix):
+def test_shape_identity_and_one_block(pe_shift_matrix):
     M = pe_shift_matrix(0, 6)
     assert isinstance(M, np.ndarray), f"pe_shift_matrix should return a numpy array, got {type(M).__name__}"
     assert M.shape == (6, 6), f"pe_shift_matrix(0, 6) has shape {M.shape}, expected (6, 6)"
     assert np.allclose(M, np.eye(6)), "shifting by k = 0 positions must be the identity matrix"
+    c, s = np.cos(1.0), np.sin(1.0)
+    assert np.allclose(pe_shift_matrix(1, 2), [[c, s], [-s, c]]), (
+        "pe_shift_matrix(1, 2) should have rows [cos 1, sin 1] and [-sin 1, cos 1]: it maps [sin p, cos p] to "
+        "[sin(p + 1), cos(p + 1)]")
 
 

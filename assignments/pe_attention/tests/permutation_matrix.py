@@ -9,9 +9,12 @@ name = "permutation_matrix"
 
 
 @test_case(points=1, hidden=False)
-def test_identity(permutation_matrix):
+def test_identity_and_example(permutation_matrix):
     P = np.asarray(permutation_matrix([0, 1, 2]))
     assert P.shape == (3, 3), f"permutation_matrix([0, 1, 2]) has shape {P.shape}, expected (3, 3)"
     assert np.allclose(P, np.eye(3)), "the identity permutation [0, 1, 2] gives the identity matrix"
+    assert np.allclose(permutation_matrix([1, 2, 0]), [[0, 1, 0], [0, 0, 1], [1, 0, 0]]), (
+        "permutation_matrix([1, 2, 0]) should have rows [0, 1, 0], [0, 0, 1], [1, 0, 0]: row i has its 1 in "
+        "column perm[i], so (P @ X)[i] = X[perm[i]]")
 
 

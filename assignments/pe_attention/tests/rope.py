@@ -9,12 +9,16 @@ name = "rope"
 
 
 @test_case(points=1, hidden=False)
-def test_shape_and_position_zero(rope):
+def test_shape_and_example(rope):
     X = np.arange(12.0).reshape(3, 4)
     R = rope(X)
     assert isinstance(R, np.ndarray), f"rope should return a numpy array, got {type(R).__name__}"
     assert R.shape == (3, 4), f"rope of a (3, 4) input has shape {R.shape}"
     assert R.dtype == np.float64, f"rope should return float64, got {R.dtype}"
     assert np.allclose(R[0], X[0]), "position 0 is rotated by angle 0, so row 0 is unchanged"
+    R = np.asarray(rope(np.array([[1.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0]])))
+    assert np.allclose(R[1], [np.cos(1.0), np.sin(1.0), np.cos(0.01), np.sin(0.01)]), (
+        "rope of two rows [1, 0, 1, 0]: the second should be [cos 1, sin 1, cos 0.01, sin 0.01]: position 1 turns "
+        "the pair (x_0, x_1) counter-clockwise by 1 radian and the pair (x_2, x_3) by 10000**(-2/4) = 0.01")
 
 

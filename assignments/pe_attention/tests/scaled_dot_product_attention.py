@@ -8,13 +8,34 @@ from otter.test_files import test_case
 name = "scaled_dot_product_attention"
 
 
+def _pair(result, what):
+    """(output, weights): a tuple (or a list) of two arrays."""
+    assert isinstance(result, (tuple, list)) and len(result) == 2, (
+        f"{what} should return the pair (output, weights), got {type(result).__name__}")
+    return np.asarray(result[0]), np.asarray(result[1])
+
+
 @test_case(points=1, hidden=False)
-def test_shapes(scaled_dot_product_attention):
-    result = scaled_dot_product_attention(np.zeros((2, 3)), np.zeros((4, 3)), np.ones((4, 5)))
-    assert isinstance(result, tuple) and len(result) == 2, "scaled_dot_product_attention should return (output, weights)"
-    out, weights = (np.asarray(r) for r in result)
+def test_shapes_scale_and_mask(scaled_dot_product_attention):
+    out, weights = _pair(scaled_dot_product_attention(np.zeros((2, 3)), np.zeros((4, 3)), np.ones((4, 5))),
+                         "scaled_dot_product_attention")
     assert out.shape == (2, 5), f"output for Q (2, 3), K (4, 3), V (4, 5) has shape {out.shape}, expected (2, 5)"
     assert weights.shape == (2, 4), f"weights for 2 queries and 4 keys have shape {weights.shape}, expected (2, 4)"
     assert np.allclose(weights, 0.25) and np.allclose(out, 1.0), "equal scores must give equal weights 1/4"
+    K = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    _, w = _pair(scaled_dot_product_attention(np.array([[1.0, 0.0]]), K, np.ones((3, 4))),
+                 "scaled_dot_product_attention")
+    e = np.exp(1 / np.sqrt(2))
+    assert np.allclose(w, [[e / (e + 2), 1 / (e + 2), 1 / (e + 2)]]), (
+        "with the query [1, 0] and the keys [1, 0], [0, 1], [0, 0] the scores are [1, 0, 0] / sqrt(2) and the weights "
+        "[0.505, 0.247, 0.247]: divide Q K^T by sqrt(d_k), d_k = 2 the width of a key (not the number of keys "
+        "or the width of V), before the softmax over the keys")
+    e = np.exp(1 / np.sqrt(2))
+    mask = np.array([[True, False], [True, True]])
+    _, w = _pair(scaled_dot_product_attention(np.eye(2), np.eye(2), np.eye(2), mask=mask),
+                 "scaled_dot_product_attention")
+    assert np.allclose(w, [[1.0, 0.0], [1 / (e + 1), e / (e + 1)]]), (
+        "with Q = K = eye(2) and a mask with rows [True, False] and [True, True], query 0 may attend to key 0 "
+        "only (weights [1, 0]) and query 1 to both ([0.330, 0.670]): True means may attend, and mask[i, j] is query i, key j")
 
 

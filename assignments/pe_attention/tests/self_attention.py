@@ -8,12 +8,30 @@ from otter.test_files import test_case
 name = "self_attention"
 
 
+def _pair(result, what):
+    """(Z, A): a tuple (or a list) of two arrays."""
+    assert isinstance(result, (tuple, list)) and len(result) == 2, (
+        f"{what} should return the pair (Z, A), got {type(result).__name__}")
+    return np.asarray(result[0]), np.asarray(result[1])
+
+
 @test_case(points=1, hidden=False)
-def test_shapes(self_attention):
-    result = self_attention(np.zeros((3, 2)), np.ones((2, 4)), np.ones((2, 4)), np.ones((2, 5)))
-    assert isinstance(result, tuple) and len(result) == 2, "self_attention should return (Z, A)"
-    Z, A = (np.asarray(r) for r in result)
+def test_shapes_scale_and_mask(self_attention):
+    Z, A = _pair(self_attention(np.zeros((3, 2)), np.ones((2, 4)), np.ones((2, 4)), np.ones((2, 5))), "self_attention")
     assert Z.shape == (3, 5), f"Z for X (3, 2) and W_V (2, 5) has shape {Z.shape}, expected (3, 5)"
     assert A.shape == (3, 3), f"A for 3 tokens has shape {A.shape}, expected (3, 3)"
+    e = np.exp(1 / np.sqrt(2))
+    X = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    W_Q, W_K = np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]]), np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 0.0]])
+    _, A = _pair(self_attention(X, W_Q, W_K, np.ones((3, 4))), "self_attention")
+    assert np.allclose(A, [[1 / (e + 1), e / (e + 1)], [0.5, 0.5]]), (
+        "with X rows [1, 0, 0] and [0, 1, 0], W_Q rows [1, 0], [0, 0], [0, 0] and W_K rows [0, 1], [1, 0], [0, 0] "
+        "the scores Q K^T have rows [0, 1] and [0, 0], divided by sqrt(d_k) = sqrt(2), so A has rows [0.330, 0.670] "
+        "and [0.5, 0.5]: "
+        "Q = X W_Q, K = X W_K, scaled by the key width (not d_model or the width of W_V)")
+    mask = np.array([[True, False], [True, True]])
+    _, A = _pair(self_attention(np.eye(2), np.eye(2), np.eye(2), np.eye(2), mask=mask), "self_attention")
+    assert np.allclose(A[0], [1.0, 0.0]), (
+        "with a mask with rows [True, False] and [True, True] the first token may attend only to itself: A[0] = [1, 0]")
 
 

@@ -10,17 +10,21 @@ name = "sinusoidal_pe"
 
 @test_case(points=1, hidden=False)
 def test_shape_and_dtype(sinusoidal_pe):
-    pe = sinusoidal_pe(10, 16)
-    assert isinstance(pe, np.ndarray), f"sinusoidal_pe should return a numpy array, got {type(pe).__name__}"
-    assert pe.shape == (10, 16), f"sinusoidal_pe(10, 16) has shape {pe.shape}, expected (10, 16)"
-    assert pe.dtype == np.float64, f"sinusoidal_pe should return float64, got {pe.dtype}"
+    for seq_len, d_model in [(10, 16), (3, 5)]:
+        pe = sinusoidal_pe(seq_len, d_model)
+        assert isinstance(pe, np.ndarray), f"sinusoidal_pe should return a numpy array, got {type(pe).__name__}"
+        assert pe.shape == (seq_len, d_model), (
+            f"sinusoidal_pe({seq_len}, {d_model}) has shape {pe.shape}, expected ({seq_len}, {d_model})")
+        assert pe.dtype == np.float64, f"sinusoidal_pe should return float64, got {pe.dtype}"
 
 
 @test_case(points=1, hidden=False)
-def test_row_zero(sinusoidal_pe):
-    row = np.asarray(sinusoidal_pe(3, 8))[0]
-    assert np.allclose(row[0::2], 0.0) and np.allclose(row[1::2], 1.0), (
-        "position 0 must encode as [sin 0, cos 0, ...] = [0, 1, 0, 1, ...]"
-    )
+def test_rows_zero_and_one(sinusoidal_pe):
+    pe = np.asarray(sinusoidal_pe(2, 4))
+    assert np.allclose(pe[0], [0.0, 1.0, 0.0, 1.0]), (
+        "position 0 must encode as [sin 0, cos 0, sin 0, cos 0] = [0, 1, 0, 1]")
+    assert np.allclose(pe[1], [np.sin(1.0), np.cos(1.0), np.sin(0.01), np.cos(0.01)], rtol=1e-6, atol=1e-8), (
+        "sinusoidal_pe(2, 4)[1] should be [sin 1, cos 1, sin 0.01, cos 0.01]: columns 2i and 2i+1 hold the sin "
+        "and cos of pos / 10000**(2i/d_model), side by side")
 
 

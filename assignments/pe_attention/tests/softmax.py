@@ -9,11 +9,23 @@ name = "softmax"
 
 
 @test_case(points=1, hidden=False)
-def test_shape_and_uniform(softmax):
+def test_shape_and_examples(softmax):
     w = softmax(np.zeros((2, 3)))
     assert isinstance(w, np.ndarray), f"softmax should return a numpy array, got {type(w).__name__}"
     assert w.shape == (2, 3), f"softmax of a (2, 3) array has shape {w.shape}"
     assert w.dtype == np.float64, f"softmax should return float64, got {w.dtype}"
     assert np.allclose(w, 1 / 3), "equal scores must get equal weights: softmax(zeros((2, 3))) is 1/3 everywhere"
+    got = np.asarray(softmax(np.array([[0.0, np.log(3.0)], [5.0, -np.inf]])))
+    assert np.allclose(got, [[0.25, 0.75], [1.0, 0.0]]), (
+        "softmax of the rows [0, log 3] and [5, -inf] should be [0.25, 0.75] and [1, 0]: each row sums to 1 and "
+        "-inf gets 0")
+    got = np.asarray(softmax(np.array([[1000.0, 1000.0 + np.log(3.0)], [0.0, np.log(3.0)]])))
+    assert np.allclose(got, [[0.25, 0.75], [0.25, 0.75]]), (
+        "softmax of the rows [1000, 1000 + log 3] and [0, log 3] should be [0.25, 0.75] twice, without overflow: "
+        "subtract each row's own maximum before exp")
+    got = np.asarray(softmax(np.array([[0.0, np.log(3.0)], [np.log(3.0), 0.0]]), axis=0))
+    assert np.allclose(got, [[0.25, 0.75], [0.75, 0.25]]), (
+        "softmax of the rows [0, log 3] and [log 3, 0] with axis=0 should give rows [0.25, 0.75] and "
+        "[0.75, 0.25]: each column sums to 1")
 
 

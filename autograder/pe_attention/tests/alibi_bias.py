@@ -9,15 +9,20 @@ name = "alibi_bias"
 
 
 @test_case(points=1, hidden=False)
-def test_shape_and_diagonal(alibi_bias):
+def test_shape_diagonal_and_odd_head_count(alibi_bias):
     B = alibi_bias(3, 2)
     assert isinstance(B, np.ndarray), f"alibi_bias should return a numpy array, got {type(B).__name__}"
     assert B.shape == (2, 3, 3), f"alibi_bias(3, 2) has shape {B.shape}, expected (num_heads, n, n) = (2, 3, 3)"
     assert np.allclose(B[:, np.arange(3), np.arange(3)], 0.0), "a token's bias towards itself (distance 0) is 0"
+    B = np.asarray(alibi_bias(2, 3))
+    slopes = 2.0 ** (-8.0 * np.arange(1, 4) / 3)
+    assert B.shape == (3, 2, 2) and np.allclose(B[:, 0, 1], -slopes), (
+        "alibi_bias(2, 3)[:, 0, 1] should be -[2**(-8/3), 2**(-16/3), 2**(-8)]: m_h = 2**(-8 (h+1) / num_heads) "
+        "for any number of heads, h counting from 0")
 
 
 @test_case(points=2, hidden=True)
 def test_values(alibi_bias):
-    for n, num_heads in [(5, 8), (4, 3), (1, 2)]:
-        oracle.assert_close(alibi_bias(n, num_heads), oracle.alibi_bias(n, num_heads),
-                            f"alibi_bias({n}, {num_heads})", oracle.alibi_variants(n, num_heads))
+    for n, num_heads in [(5, 8), (4, 3), (1, 2), (3, 6)]:
+        expected, variants = oracle.alibi_bias(n, num_heads), oracle.alibi_variants(n, num_heads)
+        oracle.assert_close(oracle.call(alibi_bias, n, num_heads), expected, f"alibi_bias({n}, {num_heads})", variants)

@@ -9,46 +9,66 @@ name = "multi_head_attention"
 
 
 @test_case(points=1, hidden=False)
-def test_shape(multi_head_attention):
+def test_shapes_and_example(multi_head_attention):
     out = multi_head_attention(np.zeros((3, 4)), np.ones((4, 4)), np.ones((4, 4)), np.ones((4, 4)), np.ones((4, 2)), 2)
     assert isinstance(out, np.ndarray), f"multi_head_attention should return a numpy array, got {type(out).__name__}"
     assert out.shape == (3, 2), f"output for X (3, 4) and W_O (4, 2) has shape {out.shape}, expected (3, 2)"
+    out = np.asarray(multi_head_attention(np.zeros((3, 4)), np.ones((4, 4)), np.ones((4, 4)), np.ones((4, 6)),
+                                          np.ones((6, 2)), 2))
+    assert out.shape == (3, 2), (
+        f"output for W_Q, W_K (4, 4), W_V (4, 6) and W_O (6, 2) with 2 heads has shape {out.shape}, expected "
+        "(3, 2): each head takes W_V.shape[1] // num_heads = 3 value columns")
+    out = np.asarray(multi_head_attention(np.eye(2), np.eye(2), np.eye(2), np.eye(2), np.eye(2), num_heads=2))
+    e = np.e
+    assert np.allclose(out, [[e / (e + 1), 0.5], [0.5, e / (e + 1)]]), (
+        "multi_head_attention(eye(2), eye(2), eye(2), eye(2), eye(2), num_heads=2) should be "
+        "rows [0.731, 0.5] and [0.5, 0.731]: each head is 1 column wide, so its scores are divided by sqrt(1)")
+    out = np.asarray(multi_head_attention(np.eye(2), np.eye(2), np.eye(2), np.eye(2), np.eye(2), num_heads=1))
+    e = np.exp(1 / np.sqrt(2))
+    assert np.allclose(out, [[e / (e + 1), 1 / (e + 1)], [1 / (e + 1), e / (e + 1)]]), (
+        "multi_head_attention(eye(2), eye(2), eye(2), eye(2), eye(2), num_heads=1) should have rows "
+        "[0.670, 0.330] and [0.330, 0.670]: one head 2 columns wide divides its scores by sqrt(2)")
 
 
-def _weights(n, d_model, width, d_out, seed):
+def _weights(n, d_model, width, d_out, seed, v_width=None):
     rng = np.random.default_rng(seed)
+    v_width = v_width or width
     return (rng.normal(size=(n, d_model)), rng.normal(size=(d_model, width)), rng.normal(size=(d_model, width)),
-            rng.normal(size=(d_model, width)), rng.normal(size=(width, d_out)))
+            rng.normal(size=(d_model, v_width)), rng.normal(size=(v_width, d_out)))
 
 
 def _check(mha, X, W_Q, W_K, W_V, W_O, num_heads, mask, what):
-    got = mha(X, W_Q, W_K, W_V, W_O, num_heads) if mask is None else mha(X, W_Q, W_K, W_V, W_O, num_heads, mask=mask)
     expected = oracle.multi_head_attention(X, W_Q, W_K, W_V, W_O, num_heads, mask)
     variants = oracle.multi_head_attention_variants(X, W_Q, W_K, W_V, W_O, num_heads, mask)
-    arr = oracle.as_array(got, what)
-    if arr.shape == (X.shape[0], W_O.shape[0]) != expected.shape:
-        raise AssertionError(f"{what} has shape {arr.shape}, the width of the concatenated heads: looks like "
-                             f"W_O forgotten: multiply the concatenated heads by W_O")
-    oracle.assert_close(arr, expected, what, variants)
+    args = (X, W_Q, W_K, W_V, W_O, num_heads)
+    try:
+        got = oracle.call(mha, *args) if mask is None else oracle.call(mha, *args, mask=mask)
+    except AssertionError as e:
+        if W_V.shape[1] == W_Q.shape[1]:
+            raise
+        raise AssertionError(f"{e} (here W_V is wider than W_Q: head h takes the W_V columns h*d_v:(h+1)*d_v "
+                             "with d_v = W_V.shape[1] // num_heads)") from None
+    oracle.assert_close(got, expected, what, variants)
 
 
 @test_case(points=2, hidden=True)
 def test_values(multi_head_attention):
     X, W_Q, W_K, W_V, W_O = _weights(5, 6, 8, 3, 40)
-    copies = [a.copy() for a in (X, W_Q, W_K, W_V, W_O)]
     _check(multi_head_attention, X, W_Q, W_K, W_V, W_O, 2, None,
            "2-head attention with X (5, 6), W_Q, W_K, W_V (6, 8) and W_O (8, 3)")
-    assert all(np.array_equal(a, b) for a, b in zip((X, W_Q, W_K, W_V, W_O), copies)), (
-        "multi_head_attention changed one of its inputs: compute into new arrays")
+    oracle.assert_unchanged(multi_head_attention, X, W_Q, W_K, W_V, W_O, 2)
     _check(multi_head_attention, X, W_Q, W_K, W_V, W_O, 4, None,
            "4-head attention with X (5, 6), W_Q, W_K, W_V (6, 8) and W_O (8, 3)")
 
 
 @test_case(points=1, hidden=True)
-def test_output_projection(multi_head_attention):
+def test_output_projection_and_value_width(multi_head_attention):
     X, W_Q, W_K, W_V, W_O = _weights(4, 6, 6, 6, 41)
     _check(multi_head_attention, X, W_Q, W_K, W_V, W_O, 3, None,
            "3-head attention with X (4, 6), W_Q, W_K, W_V (6, 6) and W_O (6, 6)")
+    X, W_Q, W_K, W_V, W_O = _weights(5, 6, 4, 3, 43, v_width=6)
+    _check(multi_head_attention, X, W_Q, W_K, W_V, W_O, 2, None,
+           "2-head attention with X (5, 6), W_Q and W_K (6, 4), W_V (6, 6) and W_O (6, 3)")
 
 
 @test_case(points=1, hidden=True)

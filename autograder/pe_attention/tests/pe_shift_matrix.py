@@ -9,35 +9,37 @@ name = "pe_shift_matrix"
 
 
 @test_case(points=1, hidden=False)
-def test_shape_and_identity(pe_shift_matrix):
+def test_shape_identity_and_one_block(pe_shift_matrix):
     M = pe_shift_matrix(0, 6)
     assert isinstance(M, np.ndarray), f"pe_shift_matrix should return a numpy array, got {type(M).__name__}"
     assert M.shape == (6, 6), f"pe_shift_matrix(0, 6) has shape {M.shape}, expected (6, 6)"
     assert np.allclose(M, np.eye(6)), "shifting by k = 0 positions must be the identity matrix"
+    c, s = np.cos(1.0), np.sin(1.0)
+    assert np.allclose(pe_shift_matrix(1, 2), [[c, s], [-s, c]]), (
+        "pe_shift_matrix(1, 2) should have rows [cos 1, sin 1] and [-sin 1, cos 1]: it maps [sin p, cos p] to "
+        "[sin(p + 1), cos(p + 1)]")
 
 
 @test_case(points=2, hidden=True)
 def test_blocks(pe_shift_matrix):
     for k, d_model, base in [(1, 4, 10000.0), (3, 8, 10000.0), (-2, 6, 10000.0), (5, 6, 64.0)]:
-        oracle.assert_close(pe_shift_matrix(k, d_model, base=base), oracle.shift_matrix(k, d_model, base),
-                            f"pe_shift_matrix({k}, {d_model}, base={base})",
-                            oracle.shift_variants(k, d_model, base))
+        expected, variants = oracle.shift_matrix(k, d_model, base), oracle.shift_variants(k, d_model, base)
+        oracle.assert_close(oracle.call(pe_shift_matrix, k, d_model, base=base), expected,
+                            f"pe_shift_matrix({k}, {d_model}, base={base})", variants)
 
 
 @test_case(points=1, hidden=True)
 def test_shifts_every_position(pe_shift_matrix):
     for d_model in (8, 12):
         for k in (1, 4, 17, 100):
-            M = oracle.as_array(pe_shift_matrix(k, d_model), f"pe_shift_matrix({k}, {d_model})")
+            what = f"pe_shift_matrix({k}, {d_model})"
+            M = oracle.assert_shape(oracle.call(pe_shift_matrix, k, d_model), (d_model, d_model), what)
             for pos in range(0, 60, 7):
                 oracle.assert_close(M @ oracle.pe_rows([pos], d_model)[0], oracle.pe_rows([pos + k], d_model)[0],
-                                    f"pe_shift_matrix({k}, {d_model}) @ PE[{pos}] (should be PE[{pos + k}])")
+                                    f"{what} @ PE[{pos}] (should be PE[{pos + k}])")
 
 
 @test_case(points=1, hidden=True)
 def test_odd_d_model_rejected(pe_shift_matrix):
-    try:
-        pe_shift_matrix(1, 5)
-    except ValueError:
-        return
-    raise AssertionError("pe_shift_matrix(1, 5) should raise ValueError: with an odd d_model the last sine has no cosine partner")
+    oracle.assert_raises(ValueError, pe_shift_matrix, 1, 5,
+                         why="with an odd d_model the last sine has no cosine partner")

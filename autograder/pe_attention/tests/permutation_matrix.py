@@ -9,19 +9,31 @@ name = "permutation_matrix"
 
 
 @test_case(points=1, hidden=False)
-def test_identity(permutation_matrix):
+def test_identity_and_example(permutation_matrix):
     P = np.asarray(permutation_matrix([0, 1, 2]))
     assert P.shape == (3, 3), f"permutation_matrix([0, 1, 2]) has shape {P.shape}, expected (3, 3)"
     assert np.allclose(P, np.eye(3)), "the identity permutation [0, 1, 2] gives the identity matrix"
+    assert np.allclose(permutation_matrix([1, 2, 0]), [[0, 1, 0], [0, 0, 1], [1, 0, 0]]), (
+        "permutation_matrix([1, 2, 0]) should have rows [0, 1, 0], [0, 0, 1], [1, 0, 0]: row i has its 1 in "
+        "column perm[i], so (P @ X)[i] = X[perm[i]]")
 
 
-@test_case(points=2, hidden=True)
+@test_case(points=1, hidden=True)
 def test_cycles(permutation_matrix):
     X = np.random.default_rng(60).normal(size=(5, 3))
     for perm in ([1, 2, 0], (2, 0, 1), np.array([3, 0, 4, 1, 2]), [0, 2, 1]):
         n = len(perm)
-        what = f"permutation_matrix({list(int(p) for p in perm)})"
-        oracle.assert_close(permutation_matrix(perm), oracle.permutation_matrix(perm), what,
-                            oracle.permutation_matrix_variants(perm))
-        P = oracle.as_array(permutation_matrix(perm), what)
-        oracle.assert_close(P @ X[:n], X[:n][list(perm)], f"{what} @ X (row i must be X[perm[i]])")
+        what = f"permutation_matrix({[int(p) for p in perm]})"
+        expected, variants = oracle.permutation_matrix(perm), oracle.permutation_matrix_variants(perm)
+        P = oracle.call(permutation_matrix, perm)
+        oracle.assert_close(P, expected, what, variants)
+        oracle.assert_close(oracle.as_array(P, what) @ X[:n], X[:n][list(perm)],
+                            f"{what} @ X (row i must be X[perm[i]])")
+    oracle.assert_unchanged(permutation_matrix, np.array([3, 0, 4, 1, 2]))
+
+
+@test_case(points=1, hidden=True)
+def test_rejects_what_is_not_a_permutation(permutation_matrix):
+    for perm in ([0, 0, 1], [1, 2, 3], [0, 2, 2, 1]):
+        oracle.assert_raises(ValueError, permutation_matrix, perm,
+                             why="every index 0..n-1 must appear exactly once, or P would drop or repeat rows")

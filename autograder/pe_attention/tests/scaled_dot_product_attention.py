@@ -8,14 +8,35 @@ import attnlab_oracle as oracle
 name = "scaled_dot_product_attention"
 
 
+def _pair(result, what):
+    """(output, weights): a tuple (or a list) of two arrays."""
+    assert isinstance(result, (tuple, list)) and len(result) == 2, (
+        f"{what} should return the pair (output, weights), got {type(result).__name__}")
+    return np.asarray(result[0]), np.asarray(result[1])
+
+
 @test_case(points=1, hidden=False)
-def test_shapes(scaled_dot_product_attention):
-    result = scaled_dot_product_attention(np.zeros((2, 3)), np.zeros((4, 3)), np.ones((4, 5)))
-    assert isinstance(result, tuple) and len(result) == 2, "scaled_dot_product_attention should return (output, weights)"
-    out, weights = (np.asarray(r) for r in result)
+def test_shapes_scale_and_mask(scaled_dot_product_attention):
+    out, weights = _pair(scaled_dot_product_attention(np.zeros((2, 3)), np.zeros((4, 3)), np.ones((4, 5))),
+                         "scaled_dot_product_attention")
     assert out.shape == (2, 5), f"output for Q (2, 3), K (4, 3), V (4, 5) has shape {out.shape}, expected (2, 5)"
     assert weights.shape == (2, 4), f"weights for 2 queries and 4 keys have shape {weights.shape}, expected (2, 4)"
     assert np.allclose(weights, 0.25) and np.allclose(out, 1.0), "equal scores must give equal weights 1/4"
+    K = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    _, w = _pair(scaled_dot_product_attention(np.array([[1.0, 0.0]]), K, np.ones((3, 4))),
+                 "scaled_dot_product_attention")
+    e = np.exp(1 / np.sqrt(2))
+    assert np.allclose(w, [[e / (e + 2), 1 / (e + 2), 1 / (e + 2)]]), (
+        "with the query [1, 0] and the keys [1, 0], [0, 1], [0, 0] the scores are [1, 0, 0] / sqrt(2) and the weights "
+        "[0.505, 0.247, 0.247]: divide Q K^T by sqrt(d_k), d_k = 2 the width of a key (not the number of keys "
+        "or the width of V), before the softmax over the keys")
+    e = np.exp(1 / np.sqrt(2))
+    mask = np.array([[True, False], [True, True]])
+    _, w = _pair(scaled_dot_product_attention(np.eye(2), np.eye(2), np.eye(2), mask=mask),
+                 "scaled_dot_product_attention")
+    assert np.allclose(w, [[1.0, 0.0], [1 / (e + 1), e / (e + 1)]]), (
+        "with Q = K = eye(2) and a mask with rows [True, False] and [True, True], query 0 may attend to key 0 "
+        "only (weights [1, 0]) and query 1 to both ([0.330, 0.670]): True means may attend, and mask[i, j] is query i, key j")
 
 
 def _qkv(n, m, d_k, d_v, seed, lead=()):
@@ -34,22 +55,20 @@ def _mask(n, m, seed):
 
 
 def _check(sdpa, Q, K, V, mask, what):
-    result = sdpa(Q, K, V) if mask is None else sdpa(Q, K, V, mask=mask)
-    if not (isinstance(result, (tuple, list)) and len(result) == 2):
-        raise AssertionError(f"{what} should return a pair (output, weights), got {type(result).__name__}")
     expected_out, expected_w = oracle.attention(Q, K, V, mask)
     variants = oracle.attention_variants(Q, K, V, mask)
-    oracle.assert_close(result[1], expected_w, f"the weights of {what}", [(n, y, w) for n, y, _, w in variants])
-    oracle.assert_close(result[0], expected_out, f"the output of {what}", [(n, y, o) for n, y, o, _ in variants])
+    result = oracle.call(sdpa, Q, K, V) if mask is None else oracle.call(sdpa, Q, K, V, mask=mask)
+    out, weights = oracle.assert_pair(result, (expected_out, expected_w), what, ("output", "weights"))
+    oracle.assert_close(weights, expected_w, f"the weights of {what}", [(n, y, w) for n, y, _, w in variants])
+    oracle.assert_close(out, expected_out, f"the output of {what}", [(n, y, o) for n, y, o, _ in variants])
+    return weights
 
 
 @test_case(points=2, hidden=True)
 def test_values(scaled_dot_product_attention):
     Q, K, V = _qkv(3, 5, 4, 2, 20)
-    copies = [a.copy() for a in (Q, K, V)]
     _check(scaled_dot_product_attention, Q, K, V, None, "attention with Q (3, 4), K (5, 4), V (5, 2)")
-    assert all(np.array_equal(a, b) for a, b in zip((Q, K, V), copies)), (
-        "scaled_dot_product_attention changed Q, K or V: compute into new arrays")
+    oracle.assert_unchanged(scaled_dot_product_attention, Q, K, V)
     Q, K, V = _qkv(4, 2, 6, 5, 21)
     _check(scaled_dot_product_attention, 2.0 * Q, K, V, None, "attention with Q (4, 6), K (2, 6), V (2, 5)")
 
@@ -66,9 +85,9 @@ def test_mask(scaled_dot_product_attention):
         Q, K, V = _qkv(n, m, 3, 2, seed)
         mask = _mask(n, m, seed)
         what = f"attention with a boolean ({n}, {m}) mask"
-        _check(scaled_dot_product_attention, 2.0 * Q, K, V, mask, what)
-        weights = np.asarray(scaled_dot_product_attention(2.0 * Q, K, V, mask=mask)[1])
+        weights = _check(scaled_dot_product_attention, 2.0 * Q, K, V, mask, what)
         assert np.all(weights[~mask] == 0.0), f"in {what}, a blocked entry (mask False) must get weight exactly 0"
+        oracle.assert_unchanged(scaled_dot_product_attention, Q, K, V, mask=mask)
     Q, K, V = _qkv(5, 5, 3, 3, 25)
     _check(scaled_dot_product_attention, Q, K, V, oracle.causal_mask(5), "attention with a (5, 5) causal mask")
 

@@ -8,13 +8,31 @@ import attnlab_oracle as oracle
 name = "self_attention"
 
 
+def _pair(result, what):
+    """(Z, A): a tuple (or a list) of two arrays."""
+    assert isinstance(result, (tuple, list)) and len(result) == 2, (
+        f"{what} should return the pair (Z, A), got {type(result).__name__}")
+    return np.asarray(result[0]), np.asarray(result[1])
+
+
 @test_case(points=1, hidden=False)
-def test_shapes(self_attention):
-    result = self_attention(np.zeros((3, 2)), np.ones((2, 4)), np.ones((2, 4)), np.ones((2, 5)))
-    assert isinstance(result, tuple) and len(result) == 2, "self_attention should return (Z, A)"
-    Z, A = (np.asarray(r) for r in result)
+def test_shapes_scale_and_mask(self_attention):
+    Z, A = _pair(self_attention(np.zeros((3, 2)), np.ones((2, 4)), np.ones((2, 4)), np.ones((2, 5))), "self_attention")
     assert Z.shape == (3, 5), f"Z for X (3, 2) and W_V (2, 5) has shape {Z.shape}, expected (3, 5)"
     assert A.shape == (3, 3), f"A for 3 tokens has shape {A.shape}, expected (3, 3)"
+    e = np.exp(1 / np.sqrt(2))
+    X = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    W_Q, W_K = np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]]), np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 0.0]])
+    _, A = _pair(self_attention(X, W_Q, W_K, np.ones((3, 4))), "self_attention")
+    assert np.allclose(A, [[1 / (e + 1), e / (e + 1)], [0.5, 0.5]]), (
+        "with X rows [1, 0, 0] and [0, 1, 0], W_Q rows [1, 0], [0, 0], [0, 0] and W_K rows [0, 1], [1, 0], [0, 0] "
+        "the scores Q K^T have rows [0, 1] and [0, 0], divided by sqrt(d_k) = sqrt(2), so A has rows [0.330, 0.670] "
+        "and [0.5, 0.5]: "
+        "Q = X W_Q, K = X W_K, scaled by the key width (not d_model or the width of W_V)")
+    mask = np.array([[True, False], [True, True]])
+    _, A = _pair(self_attention(np.eye(2), np.eye(2), np.eye(2), np.eye(2), mask=mask), "self_attention")
+    assert np.allclose(A[0], [1.0, 0.0]), (
+        "with a mask with rows [True, False] and [True, True] the first token may attend only to itself: A[0] = [1, 0]")
 
 
 def _weights(n, d_model, d_k, d_v, seed):
@@ -24,23 +42,20 @@ def _weights(n, d_model, d_k, d_v, seed):
 
 
 def _check(self_attention, X, W_Q, W_K, W_V, mask, what):
-    result = self_attention(X, W_Q, W_K, W_V) if mask is None else self_attention(X, W_Q, W_K, W_V, mask=mask)
-    if not (isinstance(result, (tuple, list)) and len(result) == 2):
-        raise AssertionError(f"{what} should return a pair (Z, A), got {type(result).__name__}")
     Z, A = oracle.self_attention(X, W_Q, W_K, W_V, mask)
     variants = oracle.self_attention_variants(X, W_Q, W_K, W_V, mask)
-    oracle.assert_close(result[1], A, f"the weights A of {what}", [(n, y, a) for n, y, _, a in variants])
-    oracle.assert_close(result[0], Z, f"the output Z of {what}", [(n, y, z) for n, y, z, _ in variants])
+    args = (X, W_Q, W_K, W_V)
+    result = oracle.call(self_attention, *args) if mask is None else oracle.call(self_attention, *args, mask=mask)
+    got_Z, got_A = oracle.assert_pair(result, (Z, A), what, ("Z", "A"))
+    oracle.assert_close(got_A, A, f"the weights A of {what}", [(n, y, a) for n, y, _, a in variants])
+    oracle.assert_close(got_Z, Z, f"the output Z of {what}", [(n, y, z) for n, y, z, _ in variants])
 
 
 @test_case(points=2, hidden=True)
 def test_values(self_attention):
     X, W_Q, W_K, W_V = _weights(5, 6, 4, 3, 30)
-    copies = [a.copy() for a in (X, W_Q, W_K, W_V)]
-    _check(self_attention, X, W_Q, W_K, W_V, None,
-           "self-attention with X (5, 6), W_Q and W_K (6, 4), W_V (6, 3)")
-    assert all(np.array_equal(a, b) for a, b in zip((X, W_Q, W_K, W_V), copies)), (
-        "self_attention changed one of its inputs: compute into new arrays")
+    _check(self_attention, X, W_Q, W_K, W_V, None, "self-attention with X (5, 6), W_Q and W_K (6, 4), W_V (6, 3)")
+    oracle.assert_unchanged(self_attention, X, W_Q, W_K, W_V)
     X, W_Q, W_K, W_V = _weights(3, 2, 2, 2, 31)
     _check(self_attention, X, W_Q, W_K, W_V, None, "self-attention with X (3, 2) and (2, 2) weights")
 

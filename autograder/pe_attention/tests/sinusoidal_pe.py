@@ -10,43 +10,49 @@ name = "sinusoidal_pe"
 
 @test_case(points=1, hidden=False)
 def test_shape_and_dtype(sinusoidal_pe):
-    pe = sinusoidal_pe(10, 16)
-    assert isinstance(pe, np.ndarray), f"sinusoidal_pe should return a numpy array, got {type(pe).__name__}"
-    assert pe.shape == (10, 16), f"sinusoidal_pe(10, 16) has shape {pe.shape}, expected (10, 16)"
-    assert pe.dtype == np.float64, f"sinusoidal_pe should return float64, got {pe.dtype}"
+    for seq_len, d_model in [(10, 16), (3, 5)]:
+        pe = sinusoidal_pe(seq_len, d_model)
+        assert isinstance(pe, np.ndarray), f"sinusoidal_pe should return a numpy array, got {type(pe).__name__}"
+        assert pe.shape == (seq_len, d_model), (
+            f"sinusoidal_pe({seq_len}, {d_model}) has shape {pe.shape}, expected ({seq_len}, {d_model})")
+        assert pe.dtype == np.float64, f"sinusoidal_pe should return float64, got {pe.dtype}"
 
 
 @test_case(points=1, hidden=False)
-def test_row_zero(sinusoidal_pe):
-    row = np.asarray(sinusoidal_pe(3, 8))[0]
-    assert np.allclose(row[0::2], 0.0) and np.allclose(row[1::2], 1.0), (
-        "position 0 must encode as [sin 0, cos 0, ...] = [0, 1, 0, 1, ...]"
-    )
+def test_rows_zero_and_one(sinusoidal_pe):
+    pe = np.asarray(sinusoidal_pe(2, 4))
+    assert np.allclose(pe[0], [0.0, 1.0, 0.0, 1.0]), (
+        "position 0 must encode as [sin 0, cos 0, sin 0, cos 0] = [0, 1, 0, 1]")
+    assert np.allclose(pe[1], [np.sin(1.0), np.cos(1.0), np.sin(0.01), np.cos(0.01)], rtol=1e-6, atol=1e-8), (
+        "sinusoidal_pe(2, 4)[1] should be [sin 1, cos 1, sin 0.01, cos 0.01]: columns 2i and 2i+1 hold the sin "
+        "and cos of pos / 10000**(2i/d_model), side by side")
 
 
 @test_case(points=2, hidden=True)
 def test_values(sinusoidal_pe):
     for seq_len, d_model in [(7, 8), (12, 20)]:
-        oracle.assert_close(sinusoidal_pe(seq_len, d_model), oracle.pe(seq_len, d_model),
-                            f"sinusoidal_pe({seq_len}, {d_model})",
-                            oracle.pe_variants(seq_len, d_model))
+        expected, variants = oracle.pe(seq_len, d_model), oracle.pe_variants(seq_len, d_model)
+        oracle.assert_close(oracle.call(sinusoidal_pe, seq_len, d_model), expected,
+                            f"sinusoidal_pe({seq_len}, {d_model})", variants)
 
 
 @test_case(points=1, hidden=True)
 def test_odd_d_model(sinusoidal_pe):
-    oracle.assert_close(sinusoidal_pe(6, 7), oracle.pe(6, 7), "sinusoidal_pe(6, 7) (odd d_model: the last column is a sine)",
-                        oracle.pe_variants(6, 7))
+    expected, variants = oracle.pe(6, 7), oracle.pe_variants(6, 7)
+    oracle.assert_close(oracle.call(sinusoidal_pe, 6, 7), expected,
+                        "sinusoidal_pe(6, 7) (odd d_model: the last column is a sine)", variants)
 
 
 @test_case(points=1, hidden=True)
 def test_custom_base(sinusoidal_pe):
-    oracle.assert_close(sinusoidal_pe(9, 6, base=100.0), oracle.pe(9, 6, 100.0),
-                        "sinusoidal_pe(9, 6, base=100.0)", oracle.pe_variants(9, 6, 100.0))
+    expected, variants = oracle.pe(9, 6, 100.0), oracle.pe_variants(9, 6, 100.0)
+    oracle.assert_close(oracle.call(sinusoidal_pe, 9, 6, base=100.0), expected,
+                        "sinusoidal_pe(9, 6, base=100.0)", variants)
 
 
 @test_case(points=1, hidden=True)
 def test_large_positions(sinusoidal_pe):
-    got = oracle.assert_shape(sinusoidal_pe(5001, 10), (5001, 10), "sinusoidal_pe(5001, 10)")
     positions = [1000, 2500, 4999, 5000]
-    oracle.assert_close(got[positions], oracle.pe_rows(positions, 10),
-                        "rows 1000, 2500, 4999, 5000 of sinusoidal_pe(5001, 10)")
+    expected = oracle.pe_rows(positions, 10)
+    got = oracle.assert_shape(oracle.call(sinusoidal_pe, 5001, 10), (5001, 10), "sinusoidal_pe(5001, 10)")
+    oracle.assert_close(got[positions], expected, "rows 1000, 2500, 4999, 5000 of sinusoidal_pe(5001, 10)")

@@ -5,7 +5,10 @@ messages, and the kit's phrases: never from test source lines or tracebacks, and
 numpy.testing dump of the expected array.
 
 Misconception convention: a test names a known wrong variant by putting ``looks like <variant>:``
-in its assertion message (the oracle's ``assert_close`` does). The item analysis counts variants.
+in its assertion message (the oracle's ``assert_close`` does, only when the result matches that
+variant and no other). The item analysis counts variants. When the student's code raises, the
+message names the call that raised: the oracle's ``call`` does so in the test's own assertion, and
+an exception from the engine's proxy may carry the call as ``student_call``.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ def failure_message(exc: BaseException, missing: list[str]) -> str:
     if isinstance(exc, (StudentTimeout, SandboxDied)):
         text = str(exc)
     elif isinstance(exc, StudentError) or getattr(exc, "from_student", False):
-        text = f"your code raised {_kind(exc)}"
+        call = getattr(exc, "student_call", None)
+        # the engine may record which call raised, e.g. "sinusoidal_pe(seq_len=5, d_model=7)"
+        text = f"{call if isinstance(call, str) and call else 'your code'} raised {_kind(exc)}"
     elif isinstance(exc, AssertionError):
         text = str(exc).strip() or "a check failed"
         match = _DUMP.search(text)

@@ -3,17 +3,23 @@
 Values come from plain Python loops over `math` functions, never from the solution's vectorised
 numpy code, so a bug shared by both cannot hide. The ``*_variants`` functions reproduce mistakes
 students really make; when a submission's output matches one, the test message names it with the
-phrase ``looks like <variant>:`` (the grader counts these phrases as misconceptions). Messages never
-print expected arrays: at most the first differing index and the size of the error.
+phrase ``looks like <variant>:`` (the grader counts these phrases as misconceptions), and only when
+no other known variant matches too. Messages never print expected arrays: at most where the result
+differs and by how much.
+
+Tests call student code only through ``compare.call`` (or ``call_as``): the student gets copies of
+the test's arrays, expected values come from the test's own data, and an exception names the call
+that raised. Input mutation is checked only with ``compare.mutated_arguments``.
 
 ``probes`` holds the functions with known permutation behaviour that the checker tests hand to the
-students' ``is_permutation_equivariant`` and ``is_permutation_invariant``.
+students' ``is_permutation_equivariant`` and ``is_permutation_invariant``; ``checkers`` names a
+checker's mistake from its answers to a battery of them.
 
 The oracle is a package, not a module: otter copies support files next to the submission, and a
 second top-level ``.py`` file there would stop otter from finding a ``.py`` submission.
 """
 
-from . import probes  # noqa: F401
+from . import checkers, probes  # noqa: F401
 from .attention import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
 from .extensions import *  # noqa: F401,F403

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 __all__ = [
-    "softmax", "softmax_variants", "causal_mask", "causal_mask_variants",
+    "softmax", "softmax_variants", "softmax_overflow_variants", "causal_mask", "causal_mask_variants",
     "attention", "attention_variants", "self_attention", "self_attention_variants",
     "multi_head_attention", "multi_head_attention_variants",
 ]
@@ -53,6 +53,19 @@ def softmax_variants(x, axis=-1):
         variants.append(("softmax over the whole array", "normalise each slice along `axis`, not all entries together",
                          e / e.sum()))
     return variants
+
+
+def softmax_overflow_variants(x):
+    """The unstable softmaxes (name, explanation, array), nan where they overflow or underflow."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        e = np.exp(x)
+        g = np.exp(x - x.max())
+        return [("no max-subtraction", "exp(1000) overflows; subtract each row's maximum before exp",
+                 e / e.sum(axis=-1, keepdims=True)),
+                ("a global instead of a row maximum", "subtracting the largest entry of the whole array "
+                 "underflows every exp of the other rows; subtract each row's own maximum",
+                 g / g.sum(axis=-1, keepdims=True))]
 
 
 def causal_mask(n):
@@ -139,8 +152,12 @@ def attention_variants(Q, K, V, mask=None):
     if d_v != d_k:
         specs.append(("scaling by sqrt(d_v)", "the scale comes from the key width d_k = Q.shape[-1], "
                       "not from V", dict(scale=math.sqrt(d_v))))
+    if K.shape[-2] != d_k:
+        specs.append(("d_k taken from the number of keys", "d_k is the width of a key, K.shape[-1], not "
+                      "K.shape[0] (how many keys there are)", dict(scale=math.sqrt(K.shape[-2]))))
     if Q.shape[-2] == K.shape[-2]:
-        specs.append(("Q and K swapped", "scores are Q K^T (row i: query i against every key), not K Q^T",
+        specs.append(("Q and K swapped", "scores are Q K^T (row i: query i against every key), not K Q^T; "
+                      "in self-attention Q = X W_Q and K = X W_K",
                       dict(scale=root, swap_qk=True)))
     if K.shape[-2] == d_k:
         specs.append(("K not transposed", "scores are Q K^T: query i dotted with key j, so transpose K "
@@ -191,9 +208,6 @@ def self_attention_variants(X, W_Q, W_K, W_V, mask=None):
             z, a = _np_attention(Q, K, V, scale=math.sqrt(X.shape[1]), mask=mask)
             variants.append(("scaling by sqrt(d_model)", "the scale is sqrt(d_k), the width of the keys "
                              "(W_K.shape[1]), not of the input X", z, a))
-        if W_Q.shape == W_K.shape:
-            z, a = _np_attention(K, Q, V, scale=math.sqrt(Q.shape[1]), mask=mask)
-            variants.append(("W_Q and W_K swapped", "queries come from X W_Q and keys from X W_K", z, a))
         if mask is not None:
             z, a = _np_attention(Q, K, V, scale=math.sqrt(Q.shape[1]))
             variants.append(("the mask ignored", "pass `mask` on to the attention", z, a))
@@ -201,13 +215,15 @@ def self_attention_variants(X, W_Q, W_K, W_V, mask=None):
 
 
 def multi_head_attention(X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
-    """Each head h on columns h*d_h:(h+1)*d_h, scaled by sqrt(d_h); heads concatenated; then W_O."""
+    """Head h: columns h*d_h:(h+1)*d_h of W_Q and W_K (d_h = W_Q.shape[1] // num_heads) and columns
+    h*d_v:(h+1)*d_v of W_V (d_v = W_V.shape[1] // num_heads), scaled by sqrt(d_h); heads concatenated
+    in order; then W_O."""
     X, W_Q, W_K, W_V, W_O = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V, W_O))
-    d_h = W_Q.shape[1] // num_heads
+    d_h, d_v = W_Q.shape[1] // num_heads, W_V.shape[1] // num_heads
     heads = []
     for h in range(num_heads):
-        cols = slice(h * d_h, (h + 1) * d_h)
-        z, _ = self_attention(X, W_Q[:, cols], W_K[:, cols], W_V[:, cols], mask)
+        qk, v = slice(h * d_h, (h + 1) * d_h), slice(h * d_v, (h + 1) * d_v)
+        z, _ = self_attention(X, W_Q[:, qk], W_K[:, qk], W_V[:, v], mask)
         heads.append(z.tolist())
     concat = [sum((heads[h][i] for h in range(num_heads)), []) for i in range(X.shape[0])]
     W = W_O.tolist()
@@ -215,50 +231,74 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
     return np.array(out).reshape(X.shape[0], W_O.shape[1])
 
 
-def _np_heads(X, W_Q, W_K, W_V, num_heads, *, scale, strided=False, mask=None, axis=-1):
-    d_h = W_Q.shape[1] // num_heads
+def _np_heads(X, W_Q, W_K, W_V, num_heads, *, scale, strided=False, mask=None, axis=-1, qk_width=None,
+              v_width=None):
+    d_h = qk_width or W_Q.shape[1] // num_heads
+    d_v = v_width or W_V.shape[1] // num_heads
     outs = []
     for h in range(num_heads):
-        cols = slice(h, None, num_heads) if strided else slice(h * d_h, (h + 1) * d_h)
-        z, _ = _np_attention(X @ W_Q[:, cols], X @ W_K[:, cols], X @ W_V[:, cols], scale=scale, mask=mask,
-                             axis=axis)
+        if strided:
+            qk = v = slice(h, None, num_heads)
+        else:
+            qk, v = slice(h * d_h, (h + 1) * d_h), slice(h * d_v, (h + 1) * d_v)
+        z, _ = _np_attention(X @ W_Q[:, qk], X @ W_K[:, qk], X @ W_V[:, v], scale=scale, mask=mask, axis=axis)
         outs.append(z)
-    return np.stack(outs)
+    return outs
 
 
 def multi_head_attention_variants(X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
-    """Known wrong versions of multi-head attention: (name, explanation, output)."""
+    """Known wrong versions of multi-head attention: (name, explanation, output).
+
+    A variant whose shapes do not work out for these inputs is left out.
+    """
     X, W_Q, W_K, W_V, W_O = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V, W_O))
     mask = None if mask is None else np.asarray(mask, dtype=bool)
-    n, d_h = X.shape[0], W_Q.shape[1] // num_heads
+    n, d_h, d_v = X.shape[0], W_Q.shape[1] // num_heads, W_V.shape[1] // num_heads
     root = math.sqrt(d_h)
 
-    def merged(stack):
-        return np.concatenate(list(stack), axis=1)
+    def merged(heads):
+        return np.concatenate(heads, axis=1)
 
+    specs = [
+        ("heads split strided", "head h takes the contiguous columns h*d_h:(h+1)*d_h, not every "
+         "num_heads-th column", lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, strided=True,
+                                                          mask=mask)) @ W_O),
+        ("heads merged without transposing back", "reshaping (heads, n, d_v) straight to (n, heads*d_v) "
+         "mixes tokens: move the head axis next to d_v first",
+         lambda: np.stack(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, mask=mask)).reshape(n, -1) @ W_O),
+        ("no 1/sqrt(d_h) scaling", "scale each head's scores by sqrt(d_h)",
+         lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=1.0, mask=mask)) @ W_O),
+        ("W_O forgotten", "the concatenated heads are multiplied by W_O",
+         lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, mask=mask))),
+        ("softmax over queries", "each head's weights sum to 1 over queries, not keys: take the "
+         "softmax along the key axis",
+         lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, mask=mask, axis=-2)) @ W_O),
+    ]
+    for width, label in [(X.shape[1], "d_model"), (W_Q.shape[1], "the full width W_Q.shape[1]"),
+                         (d_v, "d_v, the value width")]:
+        if width != d_h:
+            specs.append((f"scaling by sqrt({label}) inside the heads",
+                          "each head is scaled by sqrt(d_h), its own key width W_Q.shape[1] // num_heads",
+                          lambda width=width: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=math.sqrt(width),
+                                                               mask=mask)) @ W_O))
+    if d_v != d_h:
+        specs += [
+            ("W_V sliced with W_Q's head width", "each head takes W_V.shape[1] // num_heads value columns, "
+             "which differs from the query/key width d_h here",
+             lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, mask=mask, v_width=d_h)) @ W_O),
+            ("W_Q and W_K sliced with W_V's head width", "query and key heads are W_Q.shape[1] // num_heads "
+             "columns wide, value heads W_V.shape[1] // num_heads",
+             lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=math.sqrt(d_v), mask=mask,
+                                      qk_width=d_v)) @ W_O),
+        ]
+    if mask is not None:
+        specs.append(("the mask ignored", "apply `mask` in every head",
+                      lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root)) @ W_O))
     variants = []
     with np.errstate(all="ignore"):
-        heads = _np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, mask=mask)
-        variants += [
-            ("heads split strided", "head h takes the contiguous columns h*d_h:(h+1)*d_h, not every "
-             "num_heads-th column", merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, strided=True,
-                                                      mask=mask)) @ W_O),
-            ("heads merged without transposing back", "reshaping (heads, n, d_h) straight to (n, heads*d_h) "
-             "mixes tokens: move the head axis next to d_h first", heads.reshape(n, -1) @ W_O),
-            ("no 1/sqrt(d_h) scaling", "scale each head's scores by sqrt(d_h)",
-             merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=1.0, mask=mask)) @ W_O),
-            ("W_O forgotten", "the concatenated heads are multiplied by W_O", merged(heads)),
-            ("softmax over queries", "each head's weights sum to 1 over queries, not keys: take the "
-             "softmax along the key axis", merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root,
-                                                             mask=mask, axis=-2)) @ W_O),
-        ]
-        for width, label in [(X.shape[1], "d_model"), (W_Q.shape[1], "the full width W_Q.shape[1]")]:
-            if width != d_h:
-                variants.append((f"scaling by sqrt({label}) inside the heads",
-                                 "each head is scaled by sqrt(d_h), its own key width",
-                                 merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=math.sqrt(width),
-                                                  mask=mask)) @ W_O))
-        if mask is not None:
-            variants.append(("the mask ignored", "apply `mask` in every head",
-                             merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root)) @ W_O))
+        for name, why, build in specs:
+            try:
+                variants.append((name, why, build()))
+            except ValueError:
+                continue
     return variants

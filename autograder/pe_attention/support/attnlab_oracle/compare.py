@@ -1,11 +1,172 @@
-"""Comparing a submission's result with the oracle's, and naming known wrong variants."""
+"""Calling the submission and comparing its results with the oracle's.
+
+Every call of student code goes through ``call``: the student gets copies of the test's arrays (so
+nothing it does to them can reach an expected value), and an exception it raises becomes a failure
+that names the call, e.g. ``sinusoidal_pe(seq_len=5, d_model=7) raised ValueError: ...``.
+
+``assert_close`` names a known wrong variant (``looks like <variant>:``) only when the result
+matches that variant and no other; otherwise it says how the result is wrong (shape, how many
+entries, where the largest difference is, its relative size). Messages never print expected arrays.
+"""
+
+import inspect
+import math
+import re
 
 import numpy as np
 
 ATOL = 1e-8
 RTOL = 1e-6
 
-__all__ = ["ATOL", "RTOL", "as_array", "assert_shape", "assert_close"]
+__all__ = ["ATOL", "RTOL", "call", "call_as", "show_call", "mutated_arguments", "assert_unchanged", "assert_raises",
+           "assert_pair", "as_array", "assert_shape", "assert_close", "defuse"]
+
+# The grading engine's own failures (a timeout, a crashed sandbox) pass through unchanged: they are
+# not the submission raising.
+_ENGINE = {"StudentTimeout", "SandboxDied"}
+
+
+def defuse(text):
+    """The student's own text, made unable to pass for a test's ``looks like <variant>:`` label."""
+    return re.sub(r"(?i)looks(\s+)like", "looks\u00a0like", str(text))[:300]
+
+
+def _describe(value):
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iub" and value.ndim == 1 and value.size <= 10:
+        return str(value.tolist())
+    if isinstance(value, np.ndarray):
+        return f"a {value.shape} {'boolean ' if value.dtype == np.bool_ else ''}array"
+    if isinstance(value, (list, tuple)) and len(value) <= 10 and all(isinstance(v, (int, np.integer)) for v in value):
+        return str([int(v) for v in value])
+    if isinstance(value, (list, tuple)):
+        return f"a list of {len(value)}"
+    if callable(value):
+        func = getattr(value, "func", value)
+        return getattr(func, "__name__", "a function")
+    return repr(value)[:40]
+
+
+def show_call(fn, args, kwargs):
+    """``name(param=value, ...)`` with arrays shown by shape, never by value."""
+    name = getattr(fn, "__name__", "the function")
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+        parts = [f"{k}={_describe(v)}" for k, v in bound.items()]
+    except (TypeError, ValueError):
+        parts = [_describe(a) for a in args] + [f"{k}={_describe(v)}" for k, v in kwargs.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+def _copy(value):
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_copy(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    return value
+
+
+def _from_engine(e):
+    return any(c.__name__ in _ENGINE for c in type(e).__mro__) and not getattr(e, "from_student", False)
+
+
+def _raised(e):
+    message = str(e).strip()
+    return f"{type(e).__name__}: {defuse(message)}" if message else type(e).__name__
+
+
+def _invoke(shown, fn, args, kwargs):
+    if fn is None:
+        # otter passes None for a function the submission lacks; the grader reports it as missing
+        raise NameError("the function under test is not defined")
+    try:
+        return fn(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001 - whatever the submission raised is its failure
+        if _from_engine(e):
+            raise
+        raise AssertionError(f"{shown() if callable(shown) else shown} raised {_raised(e)}") from None
+
+
+def call(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` on copies of the arguments; an exception names the call."""
+    args, kwargs = _copy(args), _copy(kwargs)
+    return _invoke(lambda: show_call(fn, args, kwargs), fn, args, kwargs)
+
+
+def call_as(shown, fn, *args, **kwargs):
+    """``call`` with the call described by ``shown`` (for arguments a shape does not describe)."""
+    return _invoke(shown, fn, _copy(args), _copy(kwargs))
+
+
+def assert_raises(kind, fn, *args, why, **kwargs):
+    """Fail unless ``fn(*args, **kwargs)`` raises ``kind`` (a subclass counts)."""
+    shown = show_call(fn, args, kwargs)
+    try:
+        fn(*_copy(args), **_copy(kwargs))
+    except kind:
+        return
+    except Exception as e:  # noqa: BLE001 - the wrong kind of error is this check's failure
+        if _from_engine(e):
+            raise
+        raise AssertionError(f"{shown} raised {_raised(e)}; it should raise {kind.__name__}: {why}") from None
+    raise AssertionError(f"{shown} should raise {kind.__name__}: {why}")
+
+
+def _same(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a is b or a == b
+
+
+def mutated_arguments(fn, *args, **kwargs):
+    """Which arguments ``fn`` changed in place: positional indices, then keyword names.
+
+    ``fn`` gets copies. A grading proxy reports what the call changed on its own side as
+    ``fn.mutated_arguments`` (indices and names); in-process, the copies are compared.
+    """
+    copies, kw_copies = _copy(args), _copy(kwargs)
+    _invoke(lambda: show_call(fn, copies, kw_copies), fn, copies, kw_copies)
+    reported = getattr(fn, "mutated_arguments", None)
+    changed = set()
+    if isinstance(reported, (list, tuple, set, frozenset)):
+        changed |= {k for k in reported if (isinstance(k, int) and not isinstance(k, bool) and 0 <= k < len(args))
+                    or (isinstance(k, str) and k in kwargs)}
+    changed |= {i for i, (a, c) in enumerate(zip(args, copies)) if not _same(a, c)}
+    changed |= {k for k in kwargs if not _same(kwargs[k], kw_copies[k])}
+    return sorted(k for k in changed if isinstance(k, int)) + sorted(k for k in changed if isinstance(k, str))
+
+
+def assert_unchanged(fn, *args, **kwargs):
+    """Fail, naming the arguments, when ``fn`` changes any of its arguments in place."""
+    changed = mutated_arguments(fn, *args, **kwargs)
+    if changed:
+        try:
+            names = list(inspect.signature(fn).bind(*args, **kwargs).arguments)
+        except (TypeError, ValueError):
+            names = []
+        shown = ", ".join(names[k] if isinstance(k, int) and k < len(names) else str(k) for k in changed)
+        raise AssertionError(f"{show_call(fn, args, kwargs)} changed its input {shown} in place: "
+                             "compute into new arrays and leave the arguments as they were")
+
+
+def assert_pair(result, expected, what, names):
+    """``result`` as a pair of arrays; a pair whose two results match ``expected`` the other way round
+    is named. ``names`` are the two results' names, e.g. ("output", "weights")."""
+    if not (isinstance(result, (tuple, list)) and len(result) == 2):
+        raise AssertionError(f"{what} should return the pair ({names[0]}, {names[1]}) as a tuple, got "
+                             f"{defuse(type(result).__name__)}")
+    first, second = (as_array(r, what) for r in result)
+    wanted = [np.asarray(e, dtype=np.float64) for e in expected]
+    if _close(first, wanted[1], ATOL, RTOL) and _close(second, wanted[0], ATOL, RTOL) and not \
+            _close(first, wanted[0], ATOL, RTOL):
+        raise AssertionError(f"{what} looks like the pair in the wrong order: return ({names[0]}, {names[1]})")
+    return first, second
 
 
 def as_array(value, what):
@@ -15,7 +176,8 @@ def as_array(value, what):
     try:
         arr = np.array(value, dtype=np.float64)
     except (TypeError, ValueError) as e:
-        raise AssertionError(f"{what} returned {type(value).__name__}, not an array of numbers ({e})")
+        raise AssertionError(f"{what} returned {defuse(type(value).__name__)}, not an array of numbers "
+                             f"({defuse(e)})") from None
     return arr
 
 
@@ -26,22 +188,53 @@ def assert_shape(value, shape, what):
     return arr
 
 
-def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL):
-    """Fail with the first differing index, or with the name of a matching known wrong variant.
+def _close(a, b, atol, rtol, equal_nan=False):
+    return a.shape == b.shape and bool(np.allclose(a, b, atol=atol, rtol=rtol, equal_nan=equal_nan))
 
-    ``variants`` is a sequence of ``(name, explanation, array)``.
+
+def _how(got, expected, what, atol, rtol):
+    """Which entries are wrong and by how much, without the expected values."""
+    finite = np.isfinite(expected)
+    bad_inf = ~np.isfinite(got) & finite
+    if bad_inf.any():
+        idx = tuple(int(i) for i in np.argwhere(bad_inf)[0])
+        return f"{what} has a non-finite value (nan or inf) at index {idx}"
+    wrong = ~np.isclose(got, expected, atol=atol, rtol=rtol)
+    with np.errstate(invalid="ignore"):
+        err = np.where(finite, np.abs(got - expected), np.where(got == expected, 0.0, np.inf))
+    idx = tuple(int(i) for i in np.unravel_index(np.argmax(err), err.shape))
+    scale = float(np.max(np.abs(expected[finite]))) if finite.any() else 0.0
+    message = (f"{what} is wrong at {int(wrong.sum())} of {wrong.size} entries; the largest difference "
+               f"is at index {idx}: {err[idx]:.3g}")
+    if scale > 0 and math.isfinite(float(err[idx])):
+        relative = float(err[idx]) / scale
+        message += f" ({relative:.2g} of the largest expected magnitude)"
+        if relative < 1e-4:
+            message += (": errors this small usually come from float32 arithmetic; compute in float64 "
+                        f"(results must agree to rtol={rtol:g}, atol={atol:g})")
+    return message
+
+
+def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL):
+    """Raise an AssertionError naming the mistake when ``value`` is not close to ``expected``.
+
+    ``variants`` is a sequence of ``(name, explanation, array)``: a result that matches exactly one
+    name (of any shape) is named; one that matches several, or none, is described instead.
     """
     expected = np.asarray(expected, dtype=np.float64)
-    got = assert_shape(value, expected.shape, what)
-    if np.allclose(got, expected, atol=atol, rtol=rtol):
+    got = as_array(value, what)
+    if _close(got, expected, atol, rtol):
         return
+    matches = {}
     for name, why, wrong in variants:
         wrong = np.asarray(wrong, dtype=np.float64)
-        if wrong.shape == got.shape and np.allclose(got, wrong, atol=atol, rtol=rtol):
-            raise AssertionError(f"{what} looks like {name}: {why}")
-    if not np.all(np.isfinite(got)):
-        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(got))[0])
-        raise AssertionError(f"{what} has a non-finite value (nan or inf) at index {idx}")
-    err = np.abs(got - expected)
-    idx = tuple(int(i) for i in np.unravel_index(np.argmax(err), err.shape))
-    raise AssertionError(f"{what} is wrong at index {idx} (off by {err[idx]:.3g})")
+        # a wrong variant may overflow: nan where it overflows is part of what it looks like
+        if _close(got, wrong, atol, rtol, equal_nan=True):
+            matches.setdefault(name, why)
+    if len(matches) == 1:
+        (name, why), = matches.items()
+        raise AssertionError(f"{what} looks like {name}: {why}")
+    several = f" (it matches several known mistakes at once: {'; '.join(matches)})" if matches else ""
+    if got.shape != expected.shape:
+        raise AssertionError(f"{what} has shape {got.shape}, expected {expected.shape}{several}")
+    raise AssertionError(_how(got, expected, what, atol, rtol) + several)

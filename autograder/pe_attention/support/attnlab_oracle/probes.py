@@ -14,8 +14,10 @@ import numpy as np
 
 __all__ = [
     "self_attention_layer", "with_positional_encoding", "multi_head_layer", "encoder_layer",
-    "reverse_rows", "roll_rows", "broadcast_mean", "affine", "position_offsets", "mean_pool",
-    "sum_first_two", "first_row_and_rest_sum", "Probe", "attention_probes", "row_probes",
+    "reverse_rows", "roll_rows", "broadcast_mean", "affine", "unchanged_rows", "position_offsets",
+    "mean_pool",
+    "sum_first_two", "first_row_and_rest_sum", "weighted_row_sum", "rows_through_largest", "Probe",
+    "attention_probes", "row_probes",
 ]
 
 
@@ -40,9 +42,9 @@ def with_positional_encoding(X, W_Q, W_K, W_V):
 
 
 def multi_head_layer(X, W_Q, W_K, W_V, W_O, num_heads):
-    d_h = W_Q.shape[1] // num_heads
-    heads = [self_attention_layer(X, W_Q[:, s], W_K[:, s], W_V[:, s])
-             for s in (slice(h * d_h, (h + 1) * d_h) for h in range(num_heads))]
+    d_h, d_v = W_Q.shape[1] // num_heads, W_V.shape[1] // num_heads
+    heads = [self_attention_layer(X, W_Q[:, h * d_h:(h + 1) * d_h], W_K[:, h * d_h:(h + 1) * d_h],
+                                  W_V[:, h * d_v:(h + 1) * d_v]) for h in range(num_heads)]
     return np.concatenate(heads, axis=1) @ W_O
 
 
@@ -78,6 +80,10 @@ def affine(X):
     return 2.0 * np.asarray(X, dtype=np.float64) + 1.0
 
 
+def unchanged_rows(X):
+    return np.array(X, dtype=np.float64)
+
+
 def position_offsets(X, offsets):
     """Adds offsets[i] to row i: equivariant only under permutations that keep equal offsets."""
     return X + np.asarray(offsets, dtype=np.float64)[:, None]
@@ -91,6 +97,18 @@ def first_row_and_rest_sum(X):
     """Row 0, then the sum of the other rows: invariant only under permutations that fix row 0."""
     X = np.asarray(X, dtype=np.float64)
     return np.concatenate([X[0], X[1:].sum(axis=0)])
+
+
+def weighted_row_sum(X, step):
+    """Row k weighted by 1 + step * k: invariant only to within about step * |X|."""
+    X = np.asarray(X, dtype=np.float64)
+    return ((1.0 + step * np.arange(X.shape[0]))[:, None] * X).sum(axis=0)
+
+
+def rows_through_largest(X):
+    """The rows up to the one with the largest first entry: the output's shape depends on the order."""
+    X = np.asarray(X, dtype=np.float64)
+    return X[: int(np.argmax(X[:, 0])) + 1].copy()
 
 
 def sum_first_two(X):
@@ -155,4 +173,16 @@ def row_probes(n):
                                   False, False),
         "first row and rest sum": Probe("row 0 followed by the sum of the other rows",
                                         first_row_and_rest_sum, False, False),
+        "offsets 0,0,10,..": Probe("adding offsets 0, 0, 10, 20, ... to the rows",
+                                   functools.partial(position_offsets, offsets=[0.0, 0.0] + [10.0 * k for k in
+                                                                                             range(1, n - 1)]),
+                                   False, False),
+        "offsets 1e-3": Probe("adding offsets of 1e-3 * k to row k",
+                              functools.partial(position_offsets, offsets=[1e-3 * k for k in range(n)]),
+                              False, False),
+        "weighted sum 1e-4": Probe("the sum of the rows weighted by 1 + 1e-4 * k",
+                                   functools.partial(weighted_row_sum, step=1e-4), False, False),
+        "rows through largest": Probe("the rows up to the one with the largest first entry (its shape "
+                                      "changes when the rows move)", rows_through_largest, False, False),
+        "identity": Probe("the identity f(X) = X", unchanged_rows, True, False),
     }

@@ -1,0 +1,264 @@
+"""Part C: telling a student's permutation checker apart from the known wrong ones.
+
+A checker's mistake cannot be read off one answer: "True for reversed rows" fits comparing sorted
+rows, checking only the identity and any() instead of all() alike. So ``diagnose`` asks the
+student's checker a fixed battery of questions, answers the same battery with a simulation of every
+known wrong checker, and names a mistake only when exactly one of them gives the student's answers.
+
+``OnePermutationOnly`` is a function built against whichever checker calls it: equivariant (or
+invariant) under the first reordering of X it is called on and under no other, so any checker that
+tries a single permutation answers True for a function that is not equivariant (or invariant).
+"""
+
+import itertools
+import weakref
+
+import numpy as np
+
+from . import probes
+from .compare import call_as, show_call
+
+__all__ = ["diagnose", "single_default_permutation", "battery", "simulations", "OnePermutationOnly"]
+
+EQUIVARIANT, INVARIANT = "equivariant", "invariant"
+NOUN = {EQUIVARIANT: "equivariance", INVARIANT: "invariance"}
+
+
+def _battery_X(n=5):
+    # distinct rows, and sums whose round-off depends on the order (for the exact-equality mistake)
+    X = np.array([[0.1, 0.7, 0.3], [0.2, 0.1, 0.9], [0.3, 0.2, 0.4], [0.7, 0.3, 0.6], [1e-3, 0.6, 0.2]])
+    return X[:n]
+
+
+def battery(kind):
+    """The questions: (probe, perms or None, keyword arguments)."""
+    rows, attn = probes.row_probes(5), probes.attention_probes(d_model=3, seed=3)
+    swap, two, cycles = [(1, 0, 2, 3, 4)], [(1, 0, 2, 3, 4), (0, 1, 3, 2, 4)], [(1, 2, 0, 3, 4), (4, 0, 1, 2, 3)]
+    common = [
+        # any() says True and a loose tolerance False here; the other way round on the next one
+        (rows["offsets 0,0,10,.."], two, {}), (rows["offsets 1e-3"], two, {}),
+        (rows["affine"], swap, {}), (rows["affine"], [(1, 2, 0, 3, 4)], {}), (rows["reverse"], None, {}),
+        (rows["identity"], None, {}), (rows["mean"], cycles, {}), (rows["offsets 0,0,1,.."], two, {}),
+        (rows["offsets 0,0,1,.."], None, {}), (rows["offsets 1e-3"], None, {}), (rows["first row offset"], None, {}),
+        (attn["self-attention + PE"], None, {}),
+    ]
+    if kind == EQUIVARIANT:
+        return common + [(rows["small offsets"], None, {"atol": 1e-2}), (attn["self-attention"], cycles, {})]
+    return common + [(rows["weighted sum 1e-4"], None, {"atol": 1e-2}), (rows["weighted sum 1e-4"], None, {}),
+                     (attn["pooled self-attention"], cycles, {}), (rows["first two summed"], two, {}),
+                     (attn["pooled self-attention + PE"], None, {}), (rows["first two summed"], None, {}),
+                     (rows["first row and rest sum"], None, {})]
+
+
+def _every_permutation(n):
+    identity = tuple(range(n))
+    return [p for p in itertools.permutations(identity) if p != identity]
+
+
+def _enough_permutations(n):
+    """Every permutation for n <= 5; else every adjacent swap and 3-cycle, the reversal and two rolls."""
+    if n <= 5:
+        return _every_permutation(n)
+    identity = list(range(n))
+    swaps = [tuple(identity[:i] + [i + 1, i] + identity[i + 2:]) for i in range(n - 1)]
+    cycles = [tuple(identity[:i] + [i + 1, i + 2, i] + identity[i + 3:]) for i in range(n - 2)]
+    turns = [tuple(identity[::-1]), tuple(identity[1:] + identity[:1]), tuple(identity[-1:] + identity[:-1])]
+    return swaps + cycles + turns
+
+
+def _simulate(kind, f, X, perms, atol=1e-8, *, target=None, reduce=all, compare="allclose", tol=None,
+              inverse=False, default=None):
+    """A checker with one knob turned: what it answers for f, X, perms, atol."""
+    target = target or kind
+    n = len(X)
+    if perms is None:
+        perms = default(n) if default else _enough_permutations(n)
+    atol = atol if tol is None else tol
+    fX = np.asarray(f(X.copy()), dtype=np.float64)
+    answers = []
+    for p in perms:
+        p = np.asarray(p)
+        fPX = np.asarray(f(X[p]), dtype=np.float64)
+        if target == INVARIANT:
+            want = fX
+        elif fX.ndim == 0 or len(fX) != n:
+            answers.append(False)
+            continue
+        else:
+            want = fX[np.argsort(p)] if inverse else fX[p]
+        if compare == "sums":
+            answers.append(bool(np.isclose(fPX.sum(), want.sum(), atol=atol)))
+        elif fPX.shape != want.shape:
+            answers.append(False)
+        elif compare == "exact":
+            answers.append(bool(np.array_equal(fPX, want)))
+        elif compare == "sorted":
+            a, b = fPX.reshape(len(fPX), -1), want.reshape(len(want), -1)
+            answers.append(bool(np.allclose(a[np.lexsort(a.T[::-1])], b[np.lexsort(b.T[::-1])], atol=atol)))
+        elif compare == "sorted columns":
+            answers.append(bool(np.allclose(np.sort(fPX, axis=0), np.sort(want, axis=0), atol=atol)))
+        else:
+            answers.append(bool(np.allclose(fPX, want, atol=atol, rtol=1e-9)))
+    return reduce(answers)
+
+
+def simulations(kind):
+    """{mistake: (why, [simulated checkers])}; the right checker is under None."""
+    other = INVARIANT if kind == EQUIVARIANT else EQUIVARIANT
+    compare_to = "f(X)" if kind == INVARIANT else "P f(X)"
+    sims = {
+        None: ("", [dict()]),
+        # which one of a default set passes depends on the set: compare where the perms are given
+        "any() instead of all()": ("every permutation must pass, not just one of them",
+                                   [dict(reduce=any, given_only=True)]),
+        "exact equality": ("permuting rows changes the order of floating-point sums, so compare with a "
+                           "tolerance such as np.allclose(..., atol=atol)", [dict(compare="exact")]),
+        f"a check for {NOUN[other]}": (f"{kind} means f(P X) ≈ {compare_to}", [dict(target=other)]),
+        "checking only the identity": ("f(X) always equals f(X); permute the rows of X",
+                                       [dict(reduce=lambda answers: True),
+                                        dict(default=lambda n: [tuple(range(n))])]),
+        "comparing sorted rows or row multisets": (f"f(P X) must equal {compare_to} row for row, in order",
+                                                   [dict(compare="sorted"), dict(compare="sorted columns"),
+                                                    dict(compare="sorted", tol=1e-8)]),
+        "comparing sums of the outputs": (f"equal sums do not make equal arrays: compare f(P X) with {compare_to} "
+                                          "entry by entry", [dict(compare="sums")]),
+        "atol ignored": ("compare with the `atol` you are given (np.allclose(..., atol=atol)), not a "
+                         "tolerance of your own", [dict(tol=1e-8), dict(tol=1e-5), dict(tol=1.0, given_only=True)]),
+        SINGLE: (SINGLE_WHY.format(kind=kind), [dict(default=lambda n: [(1, 0) + tuple(range(2, n))])]),
+        "too few default permutations": (
+            "with perms=None, try permutations that move every row (e.g. every adjacent swap and a full "
+            "cycle), not only the first few of itertools.permutations, which all keep row 0 in place",
+            [dict(default=lambda n: list(itertools.islice(itertools.permutations(range(n)), 1, 24)))]),
+    }
+    if kind == EQUIVARIANT:
+        sims["the inverse permutation"] = ("P X has row X[p[i]] at position i, so compare f(X[p]) with "
+                                           "f(X)[p]; a 3-cycle is not its own inverse", [dict(inverse=True)])
+    return sims
+
+
+SINGLE = "a single default permutation"
+SINGLE_WHY = ("a function can be {kind} under one permutation and not under others: with perms=None try "
+              "several (all of them for small n; every adjacent swap and a cycle for larger n)")
+
+
+def _ask(checker, kind, probe, X, perms, kwargs):
+    given = {} if perms is None else {"perms": [list(p) for p in perms]}
+    given.update(kwargs)
+    try:
+        answer = call_as(lambda: show_call(checker, (probe.f, X), given), checker, probe.f, X, **given)
+    except AssertionError:
+        return "raised"
+    return bool(answer) if isinstance(answer, (bool, np.bool_)) else "not a bool"
+
+
+def _agree(student, simulated):
+    # a checker that raises where the simulation answers False fails that question the same way
+    return all(a is None or s == a or (s == "raised" and a is False) for s, a in zip(student, simulated))
+
+
+def _answers(kind, questions, knob):
+    """The simulated checker's answers; None where it is not compared (``given_only``: questions with
+    perms=None)."""
+    knob = dict(knob)
+    given_only = knob.pop("given_only", False)
+    with np.errstate(all="ignore"):
+        return [None if given_only and perms is None else
+                _simulate(kind, probe.f, np.asarray(X, dtype=np.float64), perms, **kwargs, **knob)
+                for probe, X, perms, kwargs in questions]
+
+
+_SIMULATED = {}   # kind -> the battery's questions and every simulation's answers (they never change)
+_ASKED = weakref.WeakKeyDictionary()   # a student's checker -> its answers to the battery
+
+
+def _battery(kind):
+    if kind not in _SIMULATED:
+        X = _battery_X()
+        questions = [(probe, X, perms, kwargs) for probe, perms, kwargs in battery(kind)]
+        answers = {name: [_answers(kind, questions, knob) for knob in knobs]
+                   for name, (_, knobs) in simulations(kind).items()}
+        _SIMULATED[kind] = questions, answers
+    return _SIMULATED[kind]
+
+
+def _student(kind, checker, questions):
+    try:
+        cached = _ASKED.get(checker)
+    except TypeError:   # not weakly referenceable: ask again
+        cached = None
+    if cached is None or cached[0] != kind:
+        cached = kind, [_ask(checker, kind, *q) for q in questions]
+        try:
+            _ASKED[checker] = cached
+        except TypeError:
+            pass
+    return cached[1]
+
+
+def diagnose(kind, checker, failing=None):
+    """``(mistake, why)`` when exactly one known wrong checker answers the battery (and ``failing``,
+    a (probe, X, perms, kwargs) question the student's checker got wrong) as the student's does."""
+    questions, simulated = _battery(kind)
+    student = list(_student(kind, checker, questions))
+    extra = []
+    if failing is not None and not isinstance(failing[0].f, OnePermutationOnly):
+        extra = [failing]
+        student.append(_ask(checker, kind, *failing))
+    matches = [(name, why) for name, (why, knobs) in simulations(kind).items()
+               if any(_agree(student, answers + _answers(kind, extra, knob))
+                      for knob, answers in zip(knobs, simulated[name]))]
+    if len(matches) == 1 and matches[0][0] is not None:
+        return matches[0]
+    return None
+
+
+def single_default_permutation(kind, checker, probe):
+    """``(mistake, why)`` when ``probe`` (a OnePermutationOnly) saw one reordering only and the checker
+    answers every battery question with given permutations right: its default set is one permutation."""
+    if probe.f.tried() != 1:
+        return None
+    questions, simulated = _battery(kind)
+    student, right = _student(kind, checker, questions), simulated[None][0]
+    if any(perms is not None and s != a for (_, _, perms, _), s, a in zip(questions, student, right)):
+        return None
+    return SINGLE, SINGLE_WHY.format(kind=kind)
+
+
+class OnePermutationOnly:
+    """X + offsets[k] on row k, moving with the rows only for X itself and the first reordering of
+    X it sees: equivariant under that one permutation, not under any other (for ``kind``
+    "invariant": the row sum, plus 1 for every reordering but X and the first one)."""
+
+    def __init__(self, X, kind):
+        self.X, self.kind = np.array(X, dtype=np.float64), kind
+        self.offsets = np.arange(len(self.X), dtype=np.float64)
+        self.allowed = {tuple(range(len(self.X)))}
+        self.seen = set()
+        self.what = (f"a function that is {kind} under the first permutation a checker tries and under "
+                     "no other")
+
+    def order(self, Y):
+        """sigma with Y = X[sigma], or None when Y is not a reordering of X."""
+        Y = np.asarray(Y, dtype=np.float64)
+        if Y.shape != self.X.shape:
+            return None
+        sigma = [int(np.argmin(np.abs(self.X - row).sum(axis=1))) for row in Y]
+        if sorted(sigma) != list(range(len(self.X))) or not np.allclose(self.X[sigma], Y, atol=1e-12):
+            return None
+        return tuple(sigma)
+
+    def __call__(self, Y):
+        Y = np.array(Y, dtype=np.float64)
+        sigma = self.order(Y)
+        if sigma is not None:
+            self.seen.add(sigma)
+            if len(self.allowed) == 1:
+                self.allowed.add(sigma)
+        moves = sigma is not None and sigma in self.allowed
+        if self.kind == INVARIANT:
+            return Y.sum(axis=0) + (0.0 if moves else 1.0)
+        return Y + (self.offsets[list(sigma)] if moves else self.offsets)[:, None]
+
+    def tried(self):
+        """How many different non-identity reorderings of X the checker called f on."""
+        return len(self.seen - {tuple(range(len(self.X)))})

@@ -1,0 +1,187 @@
+"""The oracle the hidden tests compare against, and the helpers through which they call student code."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from attnlab import paths, testfiles
+from attnlab.grade import messages
+from in_process import grade_env
+
+testfiles.load_dir(paths.tests_dir())  # puts the oracle package on the import path
+import attnlab_oracle as oracle  # noqa: E402
+
+
+def _heads_by_reshaping(X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    """Multi-head attention written another way: reshape into (heads, n, width), einsum, logsumexp."""
+    n = X.shape[0]
+    Q, K, V = ((X @ W).reshape(n, num_heads, -1).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
+    scores = np.einsum("hik,hjk->hij", Q, K) / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    top = scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores - top - np.log(np.exp(scores - top).sum(axis=-1, keepdims=True)))
+    return np.einsum("hij,hjv->ihv", weights, V).reshape(n, -1) @ W_O
+
+
+SHAPES = [  # (n, d_model, qk width, v width, d_out, heads)
+    (5, 6, 4, 6, 3, 2), (4, 6, 6, 3, 2, 3), (3, 4, 8, 4, 5, 4), (4, 5, 2, 6, 3, 2), (3, 3, 3, 3, 3, 1),
+]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[str(s) for s in SHAPES])
+def test_do_the_oracle_and_the_reference_agree_with_an_independent_multi_head_attention(shape, reference_env):
+    n, d_model, width, v_width, d_out, heads = shape
+    rng = np.random.default_rng(sum(shape))
+    X, W_Q, W_K = rng.normal(size=(n, d_model)), rng.normal(size=(d_model, width)), rng.normal(size=(d_model, width))
+    W_V, W_O = rng.normal(size=(d_model, v_width)), rng.normal(size=(v_width, d_out))
+    for mask in (None, np.tril(np.ones((n, n), dtype=bool))):
+        independent = _heads_by_reshaping(X, W_Q, W_K, W_V, W_O, heads, mask)
+        assert np.allclose(oracle.multi_head_attention(X, W_Q, W_K, W_V, W_O, heads, mask), independent)
+        assert np.allclose(reference_env["multi_head_attention"](X, W_Q, W_K, W_V, W_O, heads, mask=mask),
+                           independent)
+
+
+def test_is_slicing_w_v_with_the_query_width_a_known_variant_that_differs_from_the_answer():
+    rng = np.random.default_rng(1)
+    X, W_Q, W_K, W_V = (rng.normal(size=s) for s in [(5, 6), (6, 4), (6, 4), (6, 6)])
+    W_O = rng.normal(size=(4, 3))  # the width the wrong slicing produces
+    variants = dict((name, out) for name, _, out in oracle.multi_head_attention_variants(X, W_Q, W_K, W_V, W_O, 2))
+    assert "W_V sliced with W_Q's head width" in variants
+
+
+def test_does_call_hand_over_copies_and_name_the_call_that_raised():
+    def sinusoidal_pe(seq_len, d_model, base=10000.0):
+        raise ValueError("d_model must be even; this looks like nothing: fine")
+
+    with pytest.raises(AssertionError) as caught:
+        oracle.call(sinusoidal_pe, 5, 7)
+    text = str(caught.value)
+    assert text.startswith("sinusoidal_pe(seq_len=5, d_model=7) raised ValueError: d_model must be even")
+    assert messages.misconception(text) is None  # the student's own words cannot name a misconception
+
+    def scale(X):
+        X *= 2
+        return X
+
+    X = np.ones((2, 2))
+    assert np.array_equal(oracle.call(scale, X), 2 * np.ones((2, 2))) and np.array_equal(X, np.ones((2, 2)))
+
+
+def test_does_an_engine_failure_pass_through_call_unchanged():
+    class StudentTimeout(Exception):
+        pass
+
+    def hangs(x):
+        raise StudentTimeout("softmax(...) timed out after 10 s")
+
+    with pytest.raises(StudentTimeout):
+        oracle.call(hangs, 1)
+
+
+def test_does_mutated_arguments_find_changes_in_process_and_through_a_proxy():
+    def mutates(a, b, *, c):
+        a += 1
+        c[0] = 9
+        return None
+
+    a, b, c = np.zeros(3), np.zeros(3), [0, 1]
+    assert oracle.mutated_arguments(mutates, a, b, c=c) == [0, "c"]
+    assert np.array_equal(a, np.zeros(3)) and c == [0, 1]  # the test's own data never changes
+
+    class Proxy:
+        """What the grading engine hands to tests: calls cross to a sandbox, which reports changes."""
+
+        mutated_arguments = None
+
+        def __call__(self, *args, **kwargs):
+            self.mutated_arguments = (1, "mask", 7, "nope")  # out-of-range entries are ignored
+            return None
+
+    assert oracle.mutated_arguments(Proxy(), np.zeros(2), np.zeros(2), mask=np.ones(2)) == [1, "mask"]
+
+
+def test_does_assert_close_name_a_variant_only_when_no_other_fits():
+    expected, wrong = np.zeros(3), np.ones(3)
+    with pytest.raises(AssertionError, match="looks like one:"):
+        oracle.assert_close(wrong, expected, "f(x)", [("one", "why", wrong), ("two", "why", 2 * wrong)])
+    with pytest.raises(AssertionError) as caught:
+        oracle.assert_close(wrong, expected, "f(x)", [("one", "why", wrong), ("also one", "why", wrong)])
+    assert "looks like" not in str(caught.value) and "index" in str(caught.value)
+    with pytest.raises(AssertionError, match="looks like narrow:"):
+        oracle.assert_close(np.ones((3, 2)), np.ones((3, 4)), "f(x)", [("narrow", "why", np.ones((3, 2)))])
+
+
+@pytest.mark.parametrize("kind", ["equivariant", "invariant"])
+def test_does_every_known_checker_mistake_answer_the_battery_its_own_way(kind):
+    questions, simulated = oracle.checkers._battery(kind)
+    seen = {}
+    for name, runs in simulated.items():
+        for answers in runs:
+            key = tuple(answers)
+            assert seen.setdefault(key, name) == name, (name, seen[key])
+
+
+@pytest.mark.parametrize("kind", ["equivariant", "invariant"])
+def test_does_one_permutation_fool_a_checker_that_tries_one_but_not_the_reference(kind, reference_env):
+    X = np.random.default_rng(3).normal(size=(5, 3))
+    checker = reference_env[f"is_permutation_{kind}"]
+    assert checker(oracle.checkers.OnePermutationOnly(X, kind), X) is False
+
+    def tries_one(f, X, perms=None, atol=1e-8):
+        p = [1, 2, 0, 3, 4]
+        want = f(X) if kind == "invariant" else f(X)[p]
+        return bool(np.allclose(f(X[p]), want, atol=atol))
+
+    assert tries_one(oracle.checkers.OnePermutationOnly(X, kind), X) is True
+
+
+def test_does_mutating_the_arguments_after_answering_change_no_score(test_files, reference_env):
+    """A submission that changes its inputs after answering scores exactly what its honest twin does."""
+    def unscaled(Q, K, V, mask=None):
+        scores = np.asarray(Q) @ np.swapaxes(K, -1, -2)
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        w = w / w.sum(axis=-1, keepdims=True)
+        return w @ V, w
+
+    def unscaled_then_scales_q(Q, K, V, mask=None):
+        answer = unscaled(Q, K, V, mask)
+        if isinstance(Q, np.ndarray) and Q.dtype == np.float64:
+            Q *= np.sqrt(Q.shape[-1])
+        return answer
+
+    def uniform(x, axis=-1):
+        x = np.asarray(x)
+        return np.ones(x.shape) / x.shape[axis]
+
+    def uniform_then_zeroes(x, axis=-1):
+        answer = uniform(x, axis)
+        if isinstance(x, np.ndarray) and x.dtype == np.float64:
+            x[...] = 0.0
+        return answer
+
+    for name, honest, hostile in [("scaled_dot_product_attention", unscaled, unscaled_then_scales_q),
+                                  ("softmax", uniform, uniform_then_zeroes)]:
+        twin = grade_env({**reference_env, name: honest}, test_files)
+        mutating = grade_env({**reference_env, name: hostile}, test_files)
+        lost_to_mutation = sum(c.points for tf in test_files if tf.name == name for c in tf.cases
+                               if "unchanged" in c.func.__name__)
+        assert {q: r[0] for q, r in mutating.items()} == {
+            q: r[0] - (lost_to_mutation if q == name else 0) for q, r in twin.items()}
+
+
+def test_do_public_and_hidden_tests_accept_a_list_for_a_pair_of_results(test_files, reference_env):
+    env = dict(reference_env)
+    for name in ("scaled_dot_product_attention", "self_attention"):
+        env[name] = (lambda f: lambda *a, **k: list(f(*a, **k)))(reference_env[name])
+    results = grade_env(env, test_files)
+    assert all(r[0] == r[1] for r in results.values()), results
+
+
+def test_does_the_simulated_default_set_try_every_permutation_of_five_rows():
+    assert len(list(itertools.permutations(range(5)))) - 1 == len(oracle.checkers._enough_permutations(5))
