@@ -342,11 +342,33 @@ class StudentFunction:
             if self._guard is not None:
                 self._guard.timed_out(self._name)
             raise
+        except Exception as e:
+            if getattr(e, "from_student", False):
+                e.student_call = self._describe(args, kwargs)   # which input made it raise
+            raise
         self.mutated_arguments = tuple(changed)
         return result
 
     def __repr__(self) -> str:
         return f"<function {self._name} (student's, sandboxed)>"
+
+    def _describe(self, args: tuple, kwargs: dict) -> str:
+        """``name(d_model=7, x=array of shape (3, 4))``: the call as the test made it."""
+        names = list(getattr(self, "__signature__", inspect.Signature()).parameters)
+        parts = [f"{names[i]}={_short(a)}" if i < len(names) else _short(a) for i, a in enumerate(args)]
+        parts += [f"{k}={_short(v)}" for k, v in kwargs.items()]
+        return f"{self._name}({', '.join(parts)})"
+
+
+def _short(value: Any) -> str:
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        return f"array of shape {value.shape}" + ("" if value.dtype == np.float64 else f" ({value.dtype})")
+    if callable(value):
+        return "a function"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _signature(params: list | None) -> inspect.Signature | None:
