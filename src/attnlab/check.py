@@ -1,29 +1,21 @@
 """``attnlab check``: the student's local check of a submission against the PUBLIC tests.
 
-It runs in-process and without otter or a Jupyter kernel, so it answers in a fraction of a second;
-no sandbox is needed, since the only person a submission could fool here is its author. The
-messages are the grading engine's (``attnlab.grade.messages``), so what a student sees here is what
-the autograder says about the same public cases.
+It runs the submission as the grader does, one statement at a time in a process of its own under
+the grader's limits (a top-level loop or a hang ends with a message, never a stuck terminal), but
+without the allow-list view: the only person a submission could fool here is its author, and the
+student's own packages stay importable. No otter or Jupyter kernel is involved. The messages are the
+grading engine's, so what a student sees here is what the autograder says about the same cases.
 """
 
 from __future__ import annotations
 
-import ast
-import builtins
-import signal
 import sys
-import types
 from pathlib import Path
 
-from . import paths, testfiles
-from .grade import source
-from .grade.messages import failure_message
+from . import paths
 
-CASE_TIMEOUT = 10
-
-
-class _Timeout(Exception):
-    pass
+CALL_TIMEOUT = 10.0   # as `attnlab grade`'s default --timeout
+MEMORY_MB = 2048      # as `attnlab grade`'s default --memory-mb
 
 
 def find_submission(folder: Path, name: str) -> Path:
@@ -57,92 +49,42 @@ def locate(*, submission: Path | None, assignment: str | None) -> tuple[Path, Pa
     return (Path(submission) if submission else find_submission(folder, name)), tests
 
 
-def execute(cells: list[str], label) -> tuple[dict, list[str]]:
-    """Run the cells as the grader does: statement by statement, an error stops only its cell."""
-    from .grade.sandbox import Shell
-
-    ns: dict = {"__name__": "__main__", "__builtins__": builtins}
-    shell = Shell(ns)
-    ns["get_ipython"] = lambda: shell
-    otter = types.ModuleType("otter")
-    otter.Notebook = type("Notebook", (), {"__init__": lambda self, *a, **k: None,
-                                            "__getattr__": lambda self, n: (lambda *a, **k: None)})
-    saved = sys.modules.get("otter")
-    sys.modules["otter"] = otter
-    errors = []
-    try:
-        for i, cell in enumerate(cells):
-            filename = f"<cell {i + 1}>"
-            try:
-                tree = ast.parse(cell, filename)
-            except (SyntaxError, ValueError) as e:
-                errors.append(f"{label(i, getattr(e, 'lineno', None))}: {type(e).__name__}: {getattr(e, 'msg', e)}")
-                continue
-            for node in tree.body:
-                try:
-                    exec(compile(ast.Module([node], []), filename, "exec"), ns)
-                except BaseException as e:  # noqa: BLE001 - as the grader: the cell stops, the run goes on
-                    errors.append(f"{label(i, node.lineno)}: {type(e).__name__}: {str(e)[:300]}")
-                    break
-    finally:
-        if saved is None:
-            sys.modules.pop("otter", None)
-        else:
-            sys.modules["otter"] = saved
-    return ns, errors
-
-
-def _alarm(signum, frame):
-    raise _Timeout()
-
-
 def main(*, submission: Path | None = None, question: str | None = None, assignment: str | None = None) -> int:
     """Check a submission; 0 when every public case passes, 1 when one fails, 2 when it cannot run."""
     try:
         path, tests_dir = locate(submission=submission, assignment=assignment)
         if not submission:
             print(f"checking {path.name} (name another file to check that one)")
-        cells = source.cells(path)
     except (OSError, ValueError) as e:  # paths.CourseError is a ValueError
         print(f"attnlab check: {e}", file=sys.stderr)
         return 2
-    tests = testfiles.load_dir(tests_dir)
-    if question is not None:
-        tests = [tf for tf in tests if question in (tf.name, tf.path.stem)]
-        if not tests:
-            print(f"attnlab check: no public test for question {question!r}", file=sys.stderr)
-            return 2
-    label = (lambda i, line: f"line {line}") if path.suffix == ".py" else \
-        (lambda i, line: f"code cell {i + 1}, line {line}")
-    env, errors = execute(cells, label)
-    for e in errors:
+    from .grade.runner import Grader, Limits
+    from .grade.session import Zygote
+
+    limits = Limits.from_timeout(CALL_TIMEOUT, MEMORY_MB)
+    # the student's own code on the student's own machine: the grader's process model and limits,
+    # with the student's own packages (no allow-list view: there is nothing here to hide)
+    zygote = Zygote(uid=None, gid=None, memory_mb=MEMORY_MB, cpu_seconds=int(limits.wall) + 5, isolate=False)
+    try:
+        grader = Grader(zygote, tests_dir, None, limits)
+        if question is not None:
+            grader.tests = [tf for tf in grader.tests if question in (tf.name, tf.path.stem)]
+            if not grader.tests:
+                print(f"attnlab check: no public test for question {question!r}", file=sys.stderr)
+                return 2
+        report = grader.grade(path)
+    finally:
+        zygote.close()
+    for e in report.errors:
         print(f"error while running {path.name}: {e}")
     failed = 0
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    try:
-        for tf in tests:
-            lines, score = [], 0.0
-            for case in tf.cases:
-                missing = [p for p in case.params if p != "env" and p not in env]
-                signal.alarm(CASE_TIMEOUT)
-                try:
-                    testfiles.call_case(case, env)
-                    score += case.points
-                    continue
-                except _Timeout:
-                    message = f"timed out after {CASE_TIMEOUT} s"
-                except Exception as e:  # noqa: BLE001 - a failing case is reported, not raised
-                    message = failure_message(e, missing)
-                finally:
-                    signal.alarm(0)
-                failed += 1
-                lines.append(f"    {case.name}: {message}".replace("\n", "\n      "))
-            mark = "ok  " if not lines else "FAIL"
-            print(f"{mark} {tf.name}: {score:g} / {tf.points:g} (public tests)")
-            if lines:
-                print("\n".join(lines))
-    finally:
-        signal.signal(signal.SIGALRM, previous)
+    for q in report.questions:
+        lines = [f"    {c.name}: {c.message}".replace("\n", "\n      ") for c in q.cases if not c.passed]
+        failed += len(lines)
+        mark = "ok  " if not lines else "FAIL"
+        print(f"{mark} {q.name}: {q.score:g} / {q.possible:g} (public tests)")
+        if lines:
+            print("\n".join(lines))
     print("All public tests passed. Hidden tests decide the grade." if not failed else
           f"{failed} public test case(s) failed.")
     return 1 if failed else 0

@@ -51,3 +51,15 @@ def test_do_check_and_grade_word_a_failure_the_same(tmp_path, capsys):
     rows = json.loads((tmp_path / "out" / "submissions" / "mine" / "results.json").read_text())["tests"]
     failed = [r for r in rows if r["status"] == "failed" and r["extra_data"]["question"] == "sinusoidal_pe"]
     assert failed and all(f"{r['name']}: {r['output']}" in printed for r in failed)
+
+
+def test_does_a_top_level_loop_end_with_a_message_within_the_statement_limit(tmp_path, capsys, monkeypatch):
+    from attnlab import check
+
+    monkeypatch.setattr(check, "CALL_TIMEOUT", 0.5)
+    release = paths.release_dir()
+    sub = tmp_path / "pe_attention"
+    shutil.copytree(release, sub)
+    (sub / "pe_attention.py").write_text((sub / "pe_attention.py").read_text() + "\nwhile True:\n    pass\n")
+    assert check.main(submission=sub / "pe_attention.py") == 1
+    assert "timed out" in capsys.readouterr().out

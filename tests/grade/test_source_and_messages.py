@@ -6,7 +6,7 @@ from attnlab.grade import messages, source
 from attnlab.grade.session import StudentTimeout, student_exception
 
 
-def test_do_magics_become_get_ipython_calls(tmp_path):
+def test_are_ignored_cells_skipped_and_magics_left_to_the_sandbox(tmp_path):
     nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": "%matplotlib inline\nx = 1", "outputs": [],
                      "execution_count": None, "id": "a"},
                     {"cell_type": "code", "metadata": {"tags": ["otter_ignore"]}, "source": "y = 2", "outputs": [],
@@ -14,8 +14,13 @@ def test_do_magics_become_get_ipython_calls(tmp_path):
           "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     path = tmp_path / "s.ipynb"
     path.write_text(json.dumps(nb))
-    cells = source.cells(path)
-    assert cells == ["get_ipython().run_line_magic('matplotlib', 'inline')\nx = 1\n"]
+    assert source.cells(path) == ["%matplotlib inline\nx = 1"]
+
+
+def test_do_magics_become_get_ipython_calls_in_the_sandbox():
+    from attnlab.grade.sandbox import python_source
+
+    assert python_source("%matplotlib inline\nx = 1") == "get_ipython().run_line_magic('matplotlib', 'inline')\nx = 1\n"
 
 
 def test_does_a_numpy_testing_dump_never_reach_the_student():

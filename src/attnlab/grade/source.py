@@ -2,8 +2,9 @@
 
 Notebooks are read with nbformat and run cell by cell (an erroring cell stops only itself, as in
 otter); cells tagged ``otter_ignore`` are skipped, as otter does. A ``.py`` file is one cell, as otter
-runs it. IPython syntax (``%magic``, ``!shell``, ``x?``) becomes ``get_ipython()`` calls, which the
-sandbox answers with a harmless stand-in: no Jupyter kernel or kernelspec is involved.
+runs it. The cells are passed on as written: the sandbox turns IPython syntax (``%magic``,
+``!shell``, ``x?``) into ``get_ipython()`` calls under its own limits (``sandbox.python_source``),
+since a crafted source can make that conversion slow. No Jupyter kernel or kernelspec is involved.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 
 def cells(path: Path) -> list[str]:
-    """The code to execute, one string per cell, with IPython syntax turned into Python."""
+    """The code to execute, one string per cell, as written."""
     path = Path(path)
     if path.suffix == ".ipynb":
         import nbformat
@@ -25,15 +26,5 @@ def cells(path: Path) -> list[str]:
         ]
     else:
         sources = [path.read_text(encoding="utf-8", errors="replace")]
-    return [_python(s) for s in sources]
+    return sources
 
-
-def _python(source: str) -> str:
-    if not any(ch in source for ch in "%!?"):
-        return source
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    try:
-        return TransformerManager().transform_cell(source)
-    except Exception:  # noqa: BLE001 - leave it to the sandbox to report the syntax error
-        return source
