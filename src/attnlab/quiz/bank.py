@@ -1,4 +1,9 @@
-"""Load the hand-written question bank (``quiz/*.yaml``) into items and check it is well formed."""
+"""Load the hand-written question bank (``quiz/*.yaml``) into items and check it is well formed.
+
+Every field is checked against its item type (:data:`FIELDS`): an unknown field, or one that the
+type does not use (a ``decimals`` on a choice item), is an error that names the file and the line.
+``definitions.yaml`` is not a list of items: it holds what ``verify`` derives the keys from.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +14,21 @@ from typing import Any
 
 import yaml
 
-TYPES = ("symbolic", "matrix", "numeric", "choice", "proof", "chain", "order", "free")
-REQUIRED_IDS = ("pe-dim0", "pe-dim1", "wavelength", "shift-block", "proof-q", "proof-kt",
-                "proof-a", "proof-z", "score-12")
+COMMON = ("id", "type", "title", "points", "prompt", "practice", "explanation")
+DERIVED = ("holds", "where")  # how verify derives the key from the definitions
+FIELDS: dict[str, tuple[str, ...]] = {
+    "symbolic": ("key", "symbols", "feedback", "simplest", *DERIVED),
+    "matrix": ("key", "symbols", "feedback", "simplest", *DERIVED),
+    "numeric": ("key", "decimals", "notes", "feedback", *DERIVED),
+    "choice": ("key", "options", "option_feedback"),
+    "proof": ("key", "feedback", "not_in_answer", "simplest", *DERIVED),
+    "chain": ("key", "start", "solution", *DERIVED),
+    "order": ("key", "steps", "needs", "option_feedback"),
+    "free": ("rubric",),
+}
+TYPES = tuple(FIELDS)
 AUTO_GRADED = tuple(t for t in TYPES if t != "free")
-SIMPLEST_TYPES = ("symbolic", "matrix", "proof")
+DEFINITIONS_FILE = "definitions.yaml"
 # The copy of the bank that travels with the checker inside the quiz autograder zip
 SHIPPED_BANK = Path(__file__).resolve().parent / "quiz"
 
@@ -34,18 +49,24 @@ class Item:
     prompt: str
     points: float
     source: Path
-    key: Any = None  # answer text (symbolic, matrix, proof), number (numeric), labels (choice, order)
+    line: int = 0  # where the item starts in its file (1-based)
+    practice: bool = False  # practice: the key ships to students; graded: only the quiz autograder has it
+    key: Any = None  # answer text (symbolic, matrix, proof, chain end), quantity (numeric), labels
     symbols: dict[str, str] = field(default_factory=dict)  # name -> domain
-    tolerance: float = 0.0
-    variant: dict[str, Any] = field(default_factory=dict)  # numeric items recomputed per student
+    decimals: int = 0  # numeric: the precision the prompt asks for
+    notes: float | None = None  # numeric: the value the notes print for their own numbers
     options: dict[str, str] = field(default_factory=dict)  # choice options / order steps, by label
     option_feedback: dict[str, str] = field(default_factory=dict)
     feedback: tuple[Feedback, ...] = ()
     not_in_answer: dict[str, str] = field(default_factory=dict)  # proof: function -> why not
     start: str = ""  # chain: the given first expression
+    solution: str = ""  # chain: a worked chain from the start to the key
+    needs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # order: step -> steps it uses
     rubric: tuple[str, ...] = ()
     explanation: str = ""  # shown once the item is answered right (or for free response)
     simplest: str = ""  # the prompt asks for the simplest form of this quantity (e.g. Z')
+    holds: tuple[str, ...] = ()  # equations over ANSWER and the definitions that the key satisfies
+    where: dict[str, str] = field(default_factory=dict)  # answer symbols in terms of the definitions
 
     @property
     def variable(self) -> str:
@@ -56,6 +77,15 @@ class Item:
     def multiple(self) -> bool:
         """A choice item with several right options (select all that apply)."""
         return self.type == "choice" and isinstance(self.key, list)
+
+    @property
+    def tolerance(self) -> float:
+        """Half a unit of the last decimal the prompt asks for: an answer that rounds to the key."""
+        return 0.5 * 10.0 ** -self.decimals
+
+    @property
+    def where_defined(self) -> str:
+        return f"{self.source.name}, line {self.line}"
 
 
 class BankError(ValueError):
@@ -76,56 +106,94 @@ def load(folder: Path | None = None) -> dict[str, Item]:
     folder = Path(folder) if folder is not None else default_folder()
     items: dict[str, Item] = {}
     for path in sorted(folder.glob("*.yaml")):
-        entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-        if not isinstance(entries, list):
-            raise BankError(f"{path.name}: the file must be a list of items")
-        for entry in entries:
-            item = _item(entry, path)
+        if path.name == DEFINITIONS_FILE:
+            continue
+        for entry, lines in _entries(path):
+            item = _item(entry, lines, path)
             if item.id in items:
-                raise BankError(f"{path.name}: duplicate id {item.id!r}")
+                raise BankError(f"{path.name}, line {item.line}: duplicate id {item.id!r} "
+                                f"(first at {items[item.id].where_defined})")
             items[item.id] = item
     return items
 
 
-def _item(entry: dict[str, Any], path: Path) -> Item:
-    where = f"{path.name}: item {entry.get('id', '?')!r}"
+def _entries(path: Path) -> list[tuple[dict[str, Any], dict[str, int]]]:
+    """Each item of the file with the line of each of its fields (``""``: the item's own line)."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        entries = yaml.safe_load(text) or []
+        root = yaml.compose(text)
+    except yaml.YAMLError as err:
+        raise BankError(f"{path.name}: not valid YAML ({err})") from None
+    if not isinstance(entries, list):
+        raise BankError(f"{path.name}: the file must be a list of items")
+    out = []
+    for entry, node in zip(entries, root.value if root is not None else []):
+        line = node.start_mark.line + 1
+        if not isinstance(entry, dict):
+            raise BankError(f"{path.name}, line {line}: an item is a mapping of fields")
+        lines = {"": line}
+        for key_node, _ in node.value:
+            lines[str(key_node.value)] = key_node.start_mark.line + 1
+        out.append((entry, lines))
+    return out
+
+
+def _item(entry: dict[str, Any], lines: dict[str, int], path: Path) -> Item:
+    def where(name: str = "") -> str:
+        return f"{path.name}, line {lines.get(name, lines[''])}: item {entry.get('id', '?')!r}"
+
     for required in ("id", "type", "prompt", "points"):
         if required not in entry:
-            raise BankError(f"{where} lacks '{required}'")
-    if entry["type"] not in TYPES:
-        raise BankError(f"{where}: type must be one of {', '.join(TYPES)}")
+            raise BankError(f"{where()} lacks '{required}'")
+    kind = entry["type"]
+    if kind not in TYPES:
+        raise BankError(f"{where('type')}: type must be one of {', '.join(TYPES)}")
+    allowed = set(COMMON) | set(FIELDS[kind])
+    for name in entry:
+        if name not in allowed:
+            users = [t for t, names in FIELDS.items() if name in names]
+            why = f"'{name}' belongs to {', '.join(users)} items" if users else f"unknown field '{name}'"
+            raise BankError(f"{where(name)}: {why}, not to a {kind} item")
     variable = str(entry["id"]).replace("-", "_")
     if not variable.isidentifier() or keyword.iskeyword(variable):
-        raise BankError(f"{where}: an id is letters, digits, '-' and '_' (it names a notebook variable)")
-    if entry["type"] in AUTO_GRADED and "key" not in entry:
-        raise BankError(f"{where} lacks 'key'")
-    options = entry.get("options", {}) or entry.get("steps", {})
-    known = set(Item.__dataclass_fields__) | {"steps"}
-    unknown = set(entry) - known
-    if unknown:
-        raise BankError(f"{where}: unknown fields {sorted(unknown)}")
+        raise BankError(f"{where('id')}: an id is letters, digits, '-' and '_' (it names a notebook variable)")
+    practice = entry.get("practice", False)
+    if not isinstance(practice, bool):
+        raise BankError(f"{where('practice')}: practice is true or false")
+    if kind in AUTO_GRADED and "key" not in entry and practice:
+        raise BankError(f"{where()}: a practice item needs its 'key'")
+    decimals = entry.get("decimals", 0)
+    if kind == "numeric" and (not isinstance(decimals, int) or isinstance(decimals, bool) or decimals < 0):
+        raise BankError(f"{where('decimals')}: decimals is a whole number >= 0")
     simplest = entry.get("simplest") or ""
-    if simplest and entry["type"] not in SIMPLEST_TYPES:
-        raise BankError(f"{where}: 'simplest' applies to {', '.join(SIMPLEST_TYPES)} items")
     if simplest is True:
         simplest = "the expected answer"
+    holds = entry.get("holds", ())
+    holds = (holds,) if isinstance(holds, str) else tuple(str(h) for h in holds)
     return Item(
         id=str(entry["id"]),
-        type=entry["type"],
+        type=kind,
         title=entry.get("title", entry["id"]),
         prompt=entry["prompt"].strip(),
         points=float(entry["points"]),
         source=path,
+        line=lines[""],
+        practice=practice,
         key=entry.get("key"),
         symbols=dict(entry.get("symbols", {})),
-        tolerance=float(entry.get("tolerance", 0.0)),
-        variant=dict(entry.get("variant", {})),
-        options={str(k): str(v).strip() for k, v in options.items()},
+        decimals=int(decimals),
+        notes=float(entry["notes"]) if "notes" in entry else None,
+        options={str(k): str(v).strip() for k, v in (entry.get("options") or entry.get("steps") or {}).items()},
         option_feedback={str(k): str(v).strip() for k, v in entry.get("option_feedback", {}).items()},
         feedback=tuple(Feedback(str(f["answer"]), f["says"].strip()) for f in entry.get("feedback", [])),
         not_in_answer=dict(entry.get("not_in_answer", {})),
         start=str(entry.get("start", "")),
+        solution=str(entry.get("solution", "")),
+        needs={str(k): tuple(str(x) for x in v) for k, v in (entry.get("needs") or {}).items()},
         rubric=tuple(entry.get("rubric", [])),
         explanation=str(entry.get("explanation", "")).strip(),
         simplest=str(simplest),
+        holds=holds,
+        where={str(k): str(v) for k, v in entry.get("where", {}).items()},
     )

@@ -1,4 +1,9 @@
-"""One verdict for one answer to one item: right, wrong, unreadable (or graded by hand), with feedback."""
+"""One verdict for one answer to one item: right, wrong, unreadable, graded by hand or by the instructor.
+
+Every verdict is the same on every run: sample points come from the item id and the answer text,
+never from the clock. A fault of the checker itself is its own verdict (``fault``, exit code 3),
+never a traceback and never "wrong".
+"""
 
 from __future__ import annotations
 
@@ -11,13 +16,17 @@ import sympy as sp
 from . import proof
 from .bank import Item, load
 from .deadline import OutOfTime, can_interrupt, cap
-from .domains import make_symbol
+from .domains import make_symbol, seed_of
 from .equivalence import Comparison, compare
 from .parse import Namespace, Softmax, Unreadable, parse
+from .definitions import load as load_definitions
 from .variants import illustration
 
-RIGHT, WRONG, UNREADABLE, MANUAL = "right", "wrong", "unreadable", "manual"
-EXIT_CODES = {RIGHT: 0, WRONG: 1, UNREADABLE: 2, MANUAL: 0}
+RIGHT, WRONG, UNREADABLE, MANUAL, GRADED, FAULT = (
+    "right", "wrong", "unreadable", "manual", "graded", "fault")
+# MANUAL (graded by hand) and GRADED (no key here: graded by the instructor) give no verdict on the
+# answer, so they exit 0 like every run that went as it should; FAULT is the checker's own failure.
+EXIT_CODES = {RIGHT: 0, WRONG: 1, UNREADABLE: 2, MANUAL: 0, GRADED: 0, FAULT: 3}
 VERDICT_SECONDS = 0.9  # the promise is one second; keep a margin for printing
 
 
@@ -47,6 +56,11 @@ def check(item: Item, answer: str, *, student: str | None = None) -> Verdict:
         return Verdict(UNREADABLE, f"Cannot read this answer: {exc}.")
     except OutOfTime:
         return Verdict(UNREADABLE, "Cannot read this answer: it is too large to check in time.")
+    except RecursionError:
+        return Verdict(UNREADABLE, "Cannot read this answer: it is nested too deeply to check.")
+    except Exception as exc:  # noqa: BLE001 - a checker bug must never look like a verdict on the answer
+        return Verdict(FAULT, f"The checker failed on this answer ({type(exc).__name__}). This is a fault "
+                              "in the quiz, not in your answer: please tell your instructor.")
 
 
 @lru_cache(maxsize=1)
@@ -64,21 +78,39 @@ def check_variable(item_id: str, value: object) -> Verdict:
     return check(item, value)
 
 
-def key_text(item: Item) -> str:
-    """The key as a student would type it (a numeric key for the notes' numbers)."""
+def key_text(item: Item, *, student: str | None = None) -> str:
+    """The key as a student would type it (a numeric key for the student's or the notes' numbers)."""
+    if item.key is None:
+        return ""
     if item.type == "numeric":
-        return f"{numeric_key(item):.12g}"
+        return f"{numeric_key(item, student=student):.12g}"
     if item.type == "chain":
-        return f"{item.start} = {item.key}"
+        return item.solution
     if isinstance(item.key, list):
         return (", " if item.type == "choice" else " ").join(item.key)
     return "" if item.key is None else str(item.key)
 
 
 def _check(item: Item, answer: str, student: str | None) -> Verdict:
+    if item.key is None:
+        return _graded_elsewhere(item, answer)
     grader = {"symbolic": _expression, "matrix": _expression, "numeric": _numeric,
               "choice": _choice, "proof": _proof, "chain": _chain, "order": _order}[item.type]
     return grader(item, answer, student)
+
+
+def _graded_elsewhere(item: Item, answer: str) -> Verdict:
+    """No key here (a student's copy of a graded item): say whether the answer reads, nothing more."""
+    if item.type in ("symbolic", "matrix", "proof"):
+        parse(answer, namespace(item))
+    elif item.type == "numeric":
+        _number(answer)
+    elif item.type == "chain":
+        _chain_parts(item, answer)
+    elif item.type in ("choice", "order"):
+        labels(answer, item)
+    return Verdict(GRADED, "This question is graded by your instructor: your answer can be read, "
+                           "and it is not checked here.")
 
 
 # ---- expressions and matrices ----------------------------------------------------------------
@@ -108,16 +140,23 @@ def _feedback_namespace(item: Item) -> Namespace:
 
 def _expression(item: Item, answer: str, student: str | None) -> Verdict:
     got = parse(answer, namespace(item))
-
-    result = compare(got, _parsed_key(item), domains=item.symbols)
+    seed = seed_of(item.id, answer)
+    result = compare(got, _parsed_key(item), domains=item.symbols, seed=seed)
     if result.equal:
         return _not_simplest(item, got, "simplify it further") or _right(item)
+    if not result.evaluable:
+        return Verdict(UNREADABLE, f"Cannot read this answer: '{_quote(answer)}' {result.how}.")
 
     def same(a, b) -> Comparison:
-        return compare(a, b, domains=item.symbols, thorough=False)
+        return compare(a, b, domains=item.symbols, thorough=False, seed=seed)
 
     hint = _known_wrong(item, got, same) or _reason(result)
     return Verdict(WRONG, f"Not right: {hint}")
+
+
+def _quote(answer: str) -> str:
+    text = " ".join(answer.split())
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _reason(result: Comparison) -> str:
@@ -149,13 +188,11 @@ def _right(item: Item) -> Verdict:
 
 # ---- numbers ---------------------------------------------------------------------------------
 
-_QUANTITY = re.compile(r"(score|weight)([12])([12])$")
-
-
 @lru_cache(maxsize=1)
 def _numeric_namespace() -> Namespace:
-    names = [f"{q}{i}{j}" for q in ("score", "weight") for i in "12" for j in "12"]
-    return Namespace(scalars={n: sp.Symbol(n) for n in names})
+    """A numeric key names the illustration's quantities (``quiz/definitions.yaml``)."""
+    spec = load_definitions().illustration
+    return Namespace(scalars={n: sp.Symbol(n) for n in (spec.quantities if spec else {})})
 
 
 def numeric_key(item: Item, *, student: str | None = None) -> float:
@@ -165,30 +202,37 @@ def numeric_key(item: Item, *, student: str | None = None) -> float:
 
 def _numeric_value(expr, student: str | None) -> float:
     ill = illustration(student=student)
-    values = {}
-    for sym in expr.free_symbols:
-        quantity, row, col = _QUANTITY.match(sym.name).groups()
-        values[sym] = sp.Float(ill.value(quantity, int(row), int(col)))
-    return float(expr.xreplace(values).evalf())
+    values = {sym: ill.values[sym.name] for sym in expr.free_symbols}
+    return float(sp.N(expr.xreplace(values), 30))
+
+
+def _number(answer: str) -> sp.Expr:
+    got = parse(answer, Namespace())
+    if not (isinstance(got, sp.Expr) and got.is_number):
+        raise Unreadable("a number is expected")
+    return got
 
 
 def _numeric(item: Item, answer: str, student: str | None) -> Verdict:
-    got = parse(answer, Namespace())
-    if not (isinstance(got, sp.Expr) and got.is_number):
-        return Verdict(UNREADABLE, "Cannot read this answer: a number is expected.")
+    got = _number(answer)
     try:
-        value = complex(got.evalf())
-    except TypeError:  # 1/0 and friends evaluate to zoo or nan
+        value = complex(got.evalf(30))
+    except (TypeError, OverflowError, ValueError):  # 1/0 and friends evaluate to zoo or nan
         return Verdict(WRONG, "Not right: that is not a finite number.")
     key = numeric_key(item, student=student)
-    if value.imag == 0 and abs(value.real - key) <= item.tolerance:
+    if value.imag == 0 and within(value.real, key, item):
         return _right(item)
     for known in item.feedback:
         wrong = _numeric_value(parse(known.answer, _numeric_namespace()), student)
-        if value.imag == 0 and abs(value.real - wrong) <= item.tolerance:
+        if value.imag == 0 and within(value.real, wrong, item):
             return Verdict(WRONG, f"Not right: {known.says}")
-    return Verdict(WRONG, "Not right: recompute it step by step (row vectors: Q = X W_Q, "
-                          "K = X W_K, then the dot product).")
+    return Verdict(WRONG, f"Not right: recompute it step by step (row vectors: Q = X W_Q, K = X W_K); "
+                          f"the question asks for {item.decimals} decimals.")
+
+
+def within(value: float, key: float, item: Item) -> bool:
+    """Does ``value`` round to ``key`` at the item's decimals (half a unit of the last decimal)?"""
+    return abs(value - key) <= item.tolerance * (1 + 1e-9)
 
 
 # ---- choices and ordering --------------------------------------------------------------------
@@ -239,28 +283,42 @@ def _proof(item: Item, answer: str, student: str | None) -> Verdict:
         if name == "softmax" and got.has(Softmax):
             return Verdict(WRONG, f"Not right: {why}")
     key = _parsed_key(item)
-    result = proof.compare(got, key)
+    seed = seed_of(item.id, answer)
+    result = proof.compare(got, key, seed=seed)
     if result.equal:
         found = proof.shortcuts(got)
         hint = "use " + " and ".join(found) if found else "write it with fewer factors"
         return _not_simplest(item, got, hint) or _right(item)
-    hint = (_known_wrong(item, got, proof.compare) or proof.explain(got, key)
-            or _reason(result))
+    hint = (_known_wrong(item, got, lambda a, b: proof.compare(a, b, seed=seed))
+            or proof.explain(got, key) or _reason(result))
     return Verdict(WRONG, f"Not right: {hint}")
 
 
-def _chain(item: Item, answer: str, student: str | None) -> Verdict:
+def _chain_parts(item: Item, answer: str) -> tuple[list[str], list]:
+    """The chain's parts as typed and as parsed."""
     parts = answer.replace("==", "=").split("=")
     if any(not p.strip() for p in parts):
         raise Unreadable("separate the steps with single '=' signs")
     ns = namespace(item)
-    steps = [parse(p, ns) for p in parts]
-    start = parse(item.start, ns)
-    for verdict in proof.check_chain(steps, start=start, target=_parsed_key(item)):
+    return [p.strip() for p in parts], [parse(p, ns) for p in parts]
+
+
+def _chain(item: Item, answer: str, student: str | None) -> Verdict:
+    """Right when every step follows from the one before and the last step is the target as written."""
+    parts, steps = _chain_parts(item, answer)
+    start, target = parse(item.start, namespace(item)), _parsed_key(item)
+    if steps[0] == start:  # the student wrote the given start out: the steps come after it
+        parts, steps = parts[1:], steps[1:]
+    if not steps:
+        return Verdict(WRONG, f"Not finished: that is only the start; write the steps from it to {item.key}.")
+    for verdict in proof.check_chain(steps, start=start, seed=seed_of(item.id, answer)):
         if not verdict.ok:
-            return Verdict(WRONG, f"Step {verdict.index} ('{parts[verdict.index - 1].strip()}') "
+            return Verdict(WRONG, f"Step {verdict.index} ('{_quote(parts[verdict.index - 1])}') "
                                   f"does not follow: {verdict.reason}")
-    # every valid step equals the start, so the end is checked by form, not by value
-    if proof.canonical(steps[-1]) != proof.canonical(_parsed_key(item)):
-        return Verdict(WRONG, f"Every step holds, but the chain must end at {item.key}.")
+    if steps[-1] != target:
+        return Verdict(WRONG, f"Not finished: every step holds, but the chain stops at "
+                              f"'{_quote(parts[-1])}'; it must end at {item.key}.")
+    if not any(step not in (start, target) for step in steps[:-1]):
+        return Verdict(WRONG, f"Not finished: show the steps between the start and {item.key}, "
+                              "not only the end.")
     return _right(item)
