@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+import mpmath
 import sympy as sp
 
 from . import proof
@@ -18,6 +19,7 @@ from .bank import Item, load
 from .deadline import OutOfTime, can_interrupt, cap
 from .domains import make_symbol, seed_of
 from .equivalence import Comparison, compare
+from .equivalence import value as number_value
 from .parse import Namespace, Softmax, Unreadable, parse
 from .definitions import load as load_definitions
 from .variants import illustration
@@ -215,10 +217,11 @@ def _number(answer: str) -> sp.Expr:
 
 def _numeric(item: Item, answer: str, student: str | None) -> Verdict:
     got = _number(answer)
-    try:
-        value = complex(got.evalf(30))
-    except (TypeError, OverflowError, ValueError):  # 1/0 and friends evaluate to zoo or nan
-        return Verdict(WRONG, "Not right: that is not a finite number.")
+    with mpmath.workdps(30):
+        number = number_value(got, {})  # bounded: a tower of exponentials has no value, fast
+    if number is None:
+        return Verdict(WRONG, f"Not right: '{_quote(answer)}' is not a finite number of sensible size.")
+    value = complex(number)
     key = numeric_key(item, student=student)
     if value.imag == 0 and within(value.real, key, item):
         return _right(item)

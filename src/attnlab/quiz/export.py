@@ -2,14 +2,24 @@
 
 Choice, numeric and free-response (essay) items travel; symbolic, matrix, proof, chain and order
 items need the kit's checker, so they are graded through the quiz notebook. Canvas also loses numeric
-items whose tolerance is finer than text2qti can write. Both exports say what they leave out and why.
+items whose tolerance is finer than text2qti can write. Both exports say what they leave out and why,
+in the quiz description (Moodle: a description item first, since Moodle XML has no quiz description).
+Numeric items use the notes' numbers (an LMS quiz cannot recompute a key per student).
+
+Text is the bank's Markdown with ``$...$`` math. text2qti reads Markdown itself, so only a literal
+``*`` outside math and code is escaped; Moodle gets HTML (Markdown rendered here, math kept as
+``\(...\)`` for its MathJax filter, untouched by Markdown). Each item's ``explanation`` is its
+general feedback in both.
 """
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 from xml.sax.saxutils import escape
+
+import markdown
 
 from text2qti.config import Config
 from text2qti.qti import QTI
@@ -72,25 +82,42 @@ def _prompt(item: Item) -> str:
 # ---- Canvas (text2qti's plain-text format) ---------------------------------------------------
 
 def canvas_text(items: list[Item], *, note: str) -> str:
-    lines = [f"% {BANNER}", f"Quiz title: {TITLE}", f"Quiz description: {note}", ""]
+    lines = [f"% {BANNER}", f"Quiz title: {TITLE}", f"Quiz description: {_canvas(note)}", ""]
     for number, item in enumerate(items, 1):
         lines += [f"Title: {_one_line(item.title)}", f"Points: {item.points:g}"]
-        lines += _numbered(number, _prompt(item))
+        lines += _numbered(number, _canvas(_prompt(item)))
+        if item.explanation:
+            lines.append(f"... {_canvas(_one_line(item.explanation))}")
         if item.type == "choice":
             keys = item.key if item.multiple else [item.key]
             for label, text in item.options.items():
+                text = _canvas(_one_line(text))
                 if item.multiple:
-                    lines.append(f"[{'*' if label in keys else ' '}] {_one_line(text)}")
+                    lines.append(f"[{'*' if label in keys else ' '}] {text}")
                 else:
-                    lines.append(f"{'*' if label in keys else ''}{label}) {_one_line(text)}")
+                    lines.append(f"{'*' if label in keys else ''}{label}) {text}")
                 if label in item.option_feedback:
-                    lines.append(f"... {_one_line(item.option_feedback[label])}")
+                    lines.append(f"... {_canvas(_one_line(item.option_feedback[label]))}")
         elif item.type == "numeric":
             lines.append(f"=   {numeric_key(item):.6g} +- {item.tolerance:g}")
         else:
             lines.append("___")
         lines.append("")
     return "\n".join(lines)
+
+
+# Math ($...$, $$...$$) and code (`...`) pass through untouched; everything else is text.
+_PROTECTED = re.compile(r"(\$\$.+?\$\$|\$.+?\$|`[^`]*`)", re.S)
+
+
+def _outside_math(text: str, change) -> str:
+    """``change`` applied to the parts of ``text`` that are neither math nor code."""
+    return "".join(part if i % 2 else change(part) for i, part in enumerate(_PROTECTED.split(text)))
+
+
+def _canvas(text: str) -> str:
+    r"""Literal ``*`` (as in ``2*pi*10000``) escaped, so that Markdown does not read it as emphasis."""
+    return _outside_math(text, lambda part: re.sub(r"(?<!\\)\*", r"\\*", part))
 
 
 def _numbered(number: int, text: str) -> list[str]:
@@ -107,28 +134,43 @@ def _one_line(text: str) -> str:
 # ---- Moodle XML ------------------------------------------------------------------------------
 
 def moodle_xml(items: list[Item], *, note: str) -> str:
-    parts = ['<?xml version="1.0" encoding="UTF-8"?>', f"<!-- {BANNER} -->", f"<!-- {note.replace('--', '- -')} -->",
-             "<quiz>"]
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>', f"<!-- {BANNER} -->", "<quiz>"]
+    if note:
+        parts.append("\n".join([
+            '<question type="description">', "<name><text>About this quiz</text></name>",
+            _text("questiontext", note), "<defaultgrade>0</defaultgrade>", "</question>"]))
     for item in items:
         parts.append(_moodle_item(item))
     parts.append("</quiz>")
     return "\n".join(parts) + "\n"
 
 
-def _text(tag: str, text: str, *, fmt: str = "markdown") -> str:
-    return f'<{tag} format="{fmt}"><text><![CDATA[{_mathjax(text)}]]></text></{tag}>'
+def to_html(text: str) -> str:
+    """The bank's Markdown as HTML; math stays as written but with Moodle's \\( \\) and \\[ \\]."""
+    math: list[str] = []
+
+    def hold(match: re.Match) -> str:
+        tex = match.group(0)
+        tex = r"\[" + tex[2:-2] + r"\]" if tex.startswith("$$") else r"\(" + tex[1:-1] + r"\)"
+        math.append(html.escape(tex, quote=False))
+        return f"MATH{len(math) - 1}X"
+
+    held = re.sub(r"\$\$.+?\$\$|\$.+?\$", hold, text, flags=re.S)
+    rendered = markdown.markdown(_canvas(held))
+    return re.sub(r"MATH(\d+)X", lambda m: math[int(m.group(1))], rendered)
 
 
-def _mathjax(text: str) -> str:
-    r"""Moodle's MathJax filter reads \( \) and \[ \]; the bank writes $ $ and $$ $$."""
-    text = re.sub(r"\$\$(.+?)\$\$", r"\\[\1\\]", text, flags=re.S)
-    return re.sub(r"\$(.+?)\$", r"\\(\1\\)", text, flags=re.S)
+def _text(tag: str, text: str, *, attrs: str = "") -> str:
+    body = to_html(text).replace("]]>", "]]]]><![CDATA[>")
+    return f'<{tag}{attrs} format="html"><text><![CDATA[{body}]]></text></{tag}>'
 
 
 def _moodle_item(item: Item) -> str:
     kind = {"choice": "multichoice", "numeric": "numerical", "free": "essay"}[item.type]
     head = [f'<question type="{kind}">', f"<name><text>{escape(item.id)}: {escape(item.title)}</text></name>",
             _text("questiontext", _prompt(item)), f"<defaultgrade>{item.points:g}</defaultgrade>"]
+    if item.explanation:
+        head.append(_text("generalfeedback", item.explanation))
     if item.type == "choice":
         keys = item.key if item.multiple else [item.key]
         wrong = [label for label in item.options if label not in keys]
@@ -140,10 +182,10 @@ def _moodle_item(item: Item) -> str:
             else:
                 fraction = f"-{100 / max(len(wrong), 1):.5f}" if item.multiple else "0"
             feedback = item.option_feedback.get(label, "")
-            head.append(f'<answer fraction="{fraction}" format="markdown"><text><![CDATA[{_mathjax(text)}]]>'
-                        f"</text>{_text('feedback', feedback)}</answer>")
+            head.append(_text("answer", text, attrs=f' fraction="{fraction}"').replace(
+                "</answer>", _text("feedback", feedback) + "</answer>"))
     elif item.type == "numeric":
-        head.append(f'<answer fraction="100"><text>{numeric_key(item):.10g}</text>'
+        head.append(f'<answer fraction="100" format="moodle_auto_format"><text>{numeric_key(item):.10g}</text>'
                     f"<tolerance>{item.tolerance:g}</tolerance></answer>")
     else:
         rubric = "\n".join(f"- {line}" for line in item.rubric)

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import mpmath
 import numpy as np
 import sympy as sp
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
 from .definitions import load as load_definitions
 from .equivalence import Comparison
+from .equivalence import value as number_value
 from .parse import Namespace, Softmax, parse
 
 _DEFS = load_definitions()
@@ -175,10 +177,11 @@ def evaluate(expr, w: dict[str, np.ndarray]):
     value = expr.xreplace({SCALARS[k]: sp.Float(v, 30) for k, v in w["scalars"].items()})
     if not value.is_number:
         raise StepError("a symbol in it is not part of this proof")
-    try:
-        return float(value)
-    except (TypeError, OverflowError):
-        raise StepError("a number in it has no finite value") from None
+    with mpmath.workdps(30):
+        number = number_value(value, {})
+    if number is None or mpmath.im(number) != 0:
+        raise StepError("a number in it has no finite real value")
+    return float(number)
 
 
 def _multiply(factors, w):
@@ -245,13 +248,14 @@ def _scale(a) -> float:
 def _hides_in_round_off(expr) -> bool:
     """A constant so large or small that round-off could hide a term it multiplies."""
     for part in sp.preorder_traversal(expr):
-        if isinstance(part, sp.Basic) and part.is_number and not part.free_symbols:
-            try:
-                size = abs(float(part))
-            except (TypeError, OverflowError, ValueError):
-                return True
-            if size and not 1 / MAX_PROOF_CONSTANT <= size <= MAX_PROOF_CONSTANT:
-                return True
+        if not isinstance(part, sp.Expr) or not part.is_number:
+            continue
+        if part.is_Rational and max(abs(part.p), abs(part.q)) > MAX_PROOF_CONSTANT:
+            return True  # 1 + 10**-12 is as dangerous as 10**-12
+        with mpmath.workdps(30):
+            size = number_value(part, {})
+        if size is None or (size != 0 and not 1 / MAX_PROOF_CONSTANT <= abs(size) <= MAX_PROOF_CONSTANT):
+            return True
     return False
 
 
