@@ -197,3 +197,36 @@ def _item(entry: dict[str, Any], lines: dict[str, int], path: Path) -> Item:
         holds=holds,
         where={str(k): str(v) for k, v in entry.get("where", {}).items()},
     )
+
+
+# ---- the student's copy ----------------------------------------------------------------------
+
+# What a graded item keeps in a student's copy: enough to show and read an answer, nothing that
+# gives the answer away (no key, known wrong answers, per-option reasons, explanation, derivation,
+# worked solution, step dependencies, rubric or the notes' value).
+STUDENT_FIELDS = ("id", "type", "title", "points", "prompt", "practice", "symbols", "decimals", "options",
+                  "steps", "start", "simplest")
+STUDENT_BANNER = ("# Student copy of {name}, written by attnlab.quiz.bank.student_copy from the instructor's bank;\n"
+                  "# graded items carry no key. Rebuild it from the bank, do not edit it.\n")
+
+
+def student_copy(*, bank_dir: Path, out_dir: Path) -> list[Path]:
+    """Write a copy of the bank that is safe to give students: practice items whole, graded items
+    without their key or anything that reveals it. Returns the files written (``definitions.yaml``,
+    which holds no key, is copied as it is)."""
+    bank_dir, out_dir = Path(bank_dir), Path(out_dir)
+    load(bank_dir)  # refuse to copy a malformed bank
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in sorted(bank_dir.glob("*.yaml")):
+        target = out_dir / path.name
+        if path.name == DEFINITIONS_FILE:
+            target.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+        else:
+            entries = [entry if entry.get("practice") is True
+                       else {k: v for k, v in entry.items() if k in STUDENT_FIELDS}
+                       for entry, _ in _entries(path)]
+            text = yaml.safe_dump(entries, sort_keys=False, allow_unicode=True, width=100)
+            target.write_text(STUDENT_BANNER.format(name=path.name) + text, encoding="utf-8")
+        written.append(target)
+    return written

@@ -45,6 +45,8 @@ class Verdict:
 def check(item: Item, answer: str, *, student: str | None = None) -> Verdict:
     """Grade ``answer`` to ``item``; never raises for anything a student can type."""
     if item.type == "free":
+        if not item.rubric:
+            return Verdict(MANUAL, "This question is graded by hand by your instructor.")
         rubric = "\n".join(f"  - {line}" for line in item.rubric)
         return Verdict(MANUAL, f"This question is graded by hand against this rubric:\n{rubric}")
     if not isinstance(answer, str) or len(answer) > 10_000:
