@@ -55,7 +55,11 @@ def test_grade_writes_the_csv_and_each_results_json(tmp_path, write_quiz, key_an
 
     folder = tmp_path / "in"
     folder.mkdir()
-    write_quiz(folder / "alice.ipynb", key_answers)
+    from attnlab.quiz.check import key_text
+
+    # a submission is named by the student's roster id: alice's numeric items use alice's numbers
+    alices = {**key_answers, **{i.id: key_text(i, student="alice") for i in items.values() if i.type == "numeric"}}
+    write_quiz(folder / "alice.ipynb", alices)
     write_quiz(folder / "bob.ipynb")
     (tmp_path / "carol.py").write_text('pe_dim0 = "sin(pos)"\n')
     result = CliRunner().invoke(quiz, ["grade", str(folder), str(tmp_path / "carol.py"), "--out",

@@ -73,13 +73,14 @@ def bank_items() -> dict[str, Item]:
     return load()
 
 
-def check_variable(item_id: str, value: object) -> Verdict:
-    """The verdict on a quiz notebook's answer variable; ``value`` is what it holds (None if unset)."""
+def check_variable(item_id: str, value: object, *, student: str | None = None) -> Verdict:
+    """The verdict on a quiz notebook's answer variable; ``value`` is what it holds (None if unset);
+    numeric items use ``student``'s numbers (the notes' without one)."""
     item = bank_items()[item_id]
     if type(value) is not str:  # exactly str: a subclass could redefine what the parser calls
         return Verdict(UNREADABLE, f"Cannot read this answer: {item.variable} must hold your answer "
                                    f'as text in quotes, e.g. {item.variable} = "...".')
-    return check(item, value)
+    return check(item, value, student=student)
 
 
 def key_text(item: Item, *, student: str | None = None) -> str:
