@@ -34,6 +34,7 @@ PERMUTATION = _DEFS.permutation
 # > 0), over small, medium and large ranges in turn.
 SCALES = ((0.5, 3.0), (3.0, 100.0), (100.0, 10_000.0))
 MAX_PROOF_CONSTANT = 10**6  # a constant beyond this (or below its inverse) could hide in round-off
+MAX_EXPANDED_TERMS = 256  # beyond this, expanding products of sums is left to the numbers
 WORLDS = 4
 
 
@@ -220,9 +221,31 @@ def _tex(expr) -> str:
 
 # ---- verdicts --------------------------------------------------------------------------------
 
+def expandable(expr) -> bool:
+    """Whether expanding ``expr`` (definitions written out) stays small: a bound, counted not timed."""
+    return _terms(_substituted(expr)) <= MAX_EXPANDED_TERMS
+
+
+def _terms(expr) -> int:
+    if isinstance(expr, (sp.MatAdd, sp.Add)):
+        return sum(_terms(a) for a in expr.args)
+    if isinstance(expr, (sp.MatMul, sp.Mul)):
+        out = 1
+        for a in expr.args:
+            out *= _terms(a)
+            if out > MAX_EXPANDED_TERMS:
+                return out
+        return out
+    if isinstance(expr, (sp.Transpose, Softmax)):
+        return _terms(expr.args[0])
+    if isinstance(expr, sp.MatPow):
+        return _terms(expr.base) ** min(int(expr.exp), 16) if expr.exp.is_Integer else 1
+    return 1
+
+
 def compare(answer, key, *, seed: int = 0) -> Comparison:
     """Is ``answer`` equal to ``key`` under the definitions, for every permutation and every scalar?"""
-    if canonical(answer) == canonical(key):
+    if expandable(answer) and expandable(key) and canonical(answer) == canonical(key):
         return Comparison(True, "equal by matrix algebra and the definitions")
     if _hides_in_round_off(answer):
         return Comparison(False, "it is not exactly the expected expression, and a constant in it is "
@@ -261,6 +284,8 @@ def _hides_in_round_off(expr) -> bool:
 
 def explain(wrong, right) -> str | None:
     """Why ``wrong`` is not ``right``, when it is a known slip: a reordered product."""
+    if not (expandable(wrong) and expandable(right)):
+        return None
     target = sp.expand(wrong.doit())
     for product in sp.preorder_traversal(right):
         if not isinstance(product, sp.MatMul):
@@ -284,7 +309,7 @@ def explain(wrong, right) -> str | None:
 def shortcuts(expr) -> list[str]:
     """The identities that would shorten ``expr``: a definition's product or ``P^T P`` written out."""
     found: list[str] = []
-    for form in (expr, canonical_plain(expr)):  # P^T P cancelled may reveal a definition
+    for form in (expr, canonical_plain(expr)) if expandable(expr) else (expr,):  # P^T P cancelled may reveal a definition
         products = [e for e in sp.preorder_traversal(form) if isinstance(e, sp.MatMul)]
         adjacent = {pair for e in products
                     for factors in [[f for f in e.args if isinstance(f, MatrixExpr)]]
