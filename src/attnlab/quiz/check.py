@@ -232,8 +232,8 @@ def _numeric(item: Item, answer: str, student: str | None) -> Verdict:
         wrong = _numeric_value(parse(known.answer, _numeric_namespace()), student)
         if value.imag == 0 and within(value.real, wrong, item):
             return Verdict(WRONG, f"Not right: {known.says}")
-    return Verdict(WRONG, f"Not right: recompute it step by step (row vectors: Q = X W_Q, K = X W_K); "
-                          f"the question asks for {item.decimals} decimals.")
+    return Verdict(WRONG, f"Not right: recompute it step by step with your own numbers; the question "
+                          f"asks for {item.decimals} decimals.")
 
 
 def within(value: float, key: float, item: Item) -> bool:

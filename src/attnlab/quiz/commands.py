@@ -24,7 +24,7 @@ def quiz(ctx: click.Context, student: str | None) -> None:
         run_interactive(items=bank.load(), student=student)
 
 
-# An answer may begin with "-" (-sin(-pos), -21.97): unknown options are taken as answer text.
+# An answer may begin with "-" (-sin(x), -1.5): unknown options are taken as answer text.
 @quiz.command("check", context_settings={"ignore_unknown_options": True})
 @click.argument("item_id", metavar="ID")
 @click.argument("answer", nargs=-1, required=True, type=click.UNPROCESSED)

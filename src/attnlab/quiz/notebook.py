@@ -29,6 +29,7 @@ from .bank import Item, default_folder, load
 from .domains import DOMAINS
 from .parse import CONSTANTS, FUNCTIONS
 from .proof import NAMES as PROOF_MATRICES
+from .proof import SCALARS as PROOF_SCALARS
 from .variants import illustration
 
 PACKAGE = "attnlab_quiz"
@@ -88,7 +89,7 @@ def notebook(items: list[Item], *, answers: dict[str, str] | None = None) -> nbf
     intro = (
         f"# Attention Lab quiz\n\n<!-- {BANNER} -->\n\n"
         "Type each answer **as text in quotes** in the cell below its question, e.g. "
-        '`wavelength = "4*pi*sqrt(i)"` (a made-up answer). Answers are read as formulas, never run '
+        '`answer_variable = "4*pi*sqrt(i)"` (a made-up answer). Answers are read as formulas, never run '
         'as code. The autograder reads this file without running it: only text written out in quotes '
         'and assigned at the top of a cell counts (not an f-string, not text computed by code), and '
         'the last such assignment of a variable wins. Check an answer before you submit with '
@@ -132,7 +133,8 @@ def _symbols(item: Item) -> str:
     if item.type in ("symbolic", "matrix"):
         return ", ".join(f"`{name}` ({DOMAINS[d].says})" for name, d in item.symbols.items())
     if item.type in ("proof", "chain"):
-        return (f"the matrices `{' '.join(PROOF_MATRICES)}`, the identity `I`, the scalar `d_k` "
+        scalars = " ".join(f"`{s}`" for s in PROOF_SCALARS)
+        return (f"the matrices `{' '.join(PROOF_MATRICES)}`, the identity `I`, the scalar(s) {scalars} "
                 "and `softmax(...)` (row by row)")
     return ""
 
