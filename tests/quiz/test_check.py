@@ -40,7 +40,7 @@ ANSWERS = [
     ("pe-dim0", "sin(pos) + pos*(pos-1)*(pos-2)*(pos-3)*10**-12", W),
     ("wavelength", "2*pi*10000**(2*i/d_model) + i*(i-1)*(i-2)*(i-3)*(i-4)*(i-5)*(i-6)*(i-7)*(i-8)*(i-9)*(i-10)*(i-11)*(i-12)", W),
     ("wavelength", "2*pi*10000**(2*i/d_model)*(1 + sin(pi*i))", R),
-    ("pe-dim0", "sin(pos + 2*pi*d_model)", R), ("pe-dim0", "exp(exp(exp(exp(5))))", W),
+    ("pe-dim0", "sin(pos + 2*pi*d_model)", R), ("pe-dim0", "exp(exp(exp(exp(5))))", U), ("score-12", "exp(exp(exp(exp(5))))", U), ("score-12", "1/0", W),
     ("proof-z", "P*Z*d_k/2", W), ("proof-q", "P*Q*d_k/2", W), ("proof-q", "P*Q*(1 + 10**-12)", W),
     ("proof-a", "P*A*P^T*sqrt(d_k)/sqrt(d_k)", R),
     ("score-12", "22", W), ("score-12", "21.92", W), ("score-12", "22.02", W), ("score-12", "21.976", W),

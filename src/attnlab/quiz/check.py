@@ -222,8 +222,10 @@ def _numeric(item: Item, answer: str, student: str | None) -> Verdict:
     got = _number(answer)
     with mpmath.workdps(30):
         number = number_value(got, {})  # bounded: a tower of exponentials has no value, fast
+    if number is None and got.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        return Verdict(WRONG, f"Not right: '{_quote(answer)}' is not a finite number.")
     if number is None:
-        return Verdict(WRONG, f"Not right: '{_quote(answer)}' is not a finite number of sensible size.")
+        return Verdict(UNREADABLE, f"Cannot read this answer: '{_quote(answer)}' is too large to evaluate.")
     value = complex(number)
     key = numeric_key(item, student=student)
     if value.imag == 0 and within(value.real, key, item):

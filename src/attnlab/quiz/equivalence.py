@@ -78,7 +78,10 @@ def _compare_scalars(a: sp.Expr, b: sp.Expr, domains: dict[str, str], points: in
     exact = _polynomial_verdict(difference, list(symbols), seed)
     if exact is not None:
         return exact
-    if _beyond_sampling(a) or _beyond_sampling(b):
+    beyond = _beyond_sampling(a) or _beyond_sampling(b)
+    if beyond == "huge":
+        return Comparison(False, "holds a number too large to evaluate", evaluable=False)
+    if beyond:
         return Comparison(False, "it is not exactly the expected expression, and it holds a constant "
                                  "too large or too small to compare by value")
     agreeing = key_defined = answer_defined = 0
@@ -135,17 +138,20 @@ def _polynomial_verdict(difference: sp.Expr, symbols: list[sp.Symbol], seed: int
     return Comparison(True, "equal as polynomials")
 
 
-def _beyond_sampling(expr: sp.Basic) -> bool:
-    """Does ``expr`` hold a constant that 50-digit sampling cannot be trusted with?"""
+def _beyond_sampling(expr: sp.Basic) -> str:
+    """"huge" when ``expr`` holds a number too large to evaluate at all; "precise" when it holds a
+    constant that 50-digit sampling cannot be trusted with; "" otherwise."""
     for part in sp.preorder_traversal(expr):
         if part.is_Rational and max(abs(part.p), abs(part.q)) >= 10**MAX_CONSTANT_DIGITS:
-            return True
-        if part.is_number and not part.is_Rational and not part.free_symbols:
+            return "precise"
+        if part.is_number and not part.is_Rational and not part.free_symbols and not part.has(sp.zoo, sp.nan):
             with mpmath.workdps(DIGITS):
                 size = value(part, {})
-            if size is None or (size != 0 and not 10**-MAX_CONSTANT_DIGITS < abs(size) < 10**MAX_CONSTANT_DIGITS):
-                return True
-    return False
+            if size is None:
+                return "huge"
+            if size != 0 and not 10**-MAX_CONSTANT_DIGITS < abs(size) < 10**MAX_CONSTANT_DIGITS:
+                return "precise"
+    return ""
 
 
 # ---- numbers ---------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from sympy.matrices.expressions.matexpr import MatrixExpr
 from .definitions import load as load_definitions
 from .equivalence import Comparison
 from .equivalence import value as number_value
-from .parse import Namespace, Softmax, parse
+from .parse import Namespace, Softmax, Unreadable, parse
 
 _DEFS = load_definitions()
 n = sp.Symbol("n", integer=True, positive=True)
@@ -277,6 +277,8 @@ def _hides_in_round_off(expr) -> bool:
             return True  # 1 + 10**-12 is as dangerous as 10**-12
         with mpmath.workdps(30):
             size = number_value(part, {})
+        if size is None and not part.has(sp.zoo, sp.nan):
+            raise Unreadable("a number in it is too large to evaluate")
         if size is None or (size != 0 and not 1 / MAX_PROOF_CONSTANT <= abs(size) <= MAX_PROOF_CONSTANT):
             return True
     return False
