@@ -109,12 +109,12 @@ def test_messages_quote_what_the_student_typed(items, item_id, answer, typed, ne
 
 def test_a_checker_fault_is_its_own_verdict(items, monkeypatch):
     """Is a bug inside the checker reported as a fault (exit code 3), not as a wrong answer?"""
-    from attnlab.quiz import check as check_module
+    from attnlab.quiz.kinds import expression
 
     def broken(*args, **kwargs):
         raise KeyError("a bug")
 
-    monkeypatch.setattr(check_module, "compare", broken)
+    monkeypatch.setattr(expression, "compare", broken)
     verdict = check(items["pe-dim0"], "sin(pos)")
     assert verdict.status == "fault" and verdict.exit_code == 3 and "instructor" in verdict.message
 

@@ -1,7 +1,8 @@
 """Load the hand-written question bank (``quiz/*.yaml``) into items and check it is well formed.
 
-Every field is checked against its item type (:data:`FIELDS`): an unknown field, or one that the
-type does not use (a ``decimals`` on a choice item), is an error that names the file and the line.
+Every field is checked against its item type (each type's module in ``kinds`` lists its fields): an
+unknown field, or one that the type does not use (a ``decimals`` on a choice item), is an error that
+names the file and the line.
 ``definitions.yaml`` is not a list of items: it holds what ``verify`` derives the keys from.
 """
 
@@ -15,19 +16,6 @@ from typing import Any
 import yaml
 
 COMMON = ("id", "type", "title", "points", "prompt", "practice", "explanation")
-DERIVED = ("holds", "where")  # how verify derives the key from the definitions
-FIELDS: dict[str, tuple[str, ...]] = {
-    "symbolic": ("key", "symbols", "feedback", "simplest", *DERIVED),
-    "matrix": ("key", "symbols", "feedback", "simplest", *DERIVED),
-    "numeric": ("key", "decimals", "notes", "feedback", *DERIVED),
-    "choice": ("key", "options", "option_feedback"),
-    "proof": ("key", "feedback", "not_in_answer", "simplest", *DERIVED),
-    "chain": ("key", "start", "solution", *DERIVED),
-    "order": ("key", "steps", "needs", "option_feedback"),
-    "free": ("rubric",),
-}
-TYPES = tuple(FIELDS)
-AUTO_GRADED = tuple(t for t in TYPES if t != "free")
 DEFINITIONS_FILE = "definitions.yaml"
 # The copy of the bank that travels with the checker inside the quiz autograder zip
 SHIPPED_BANK = Path(__file__).resolve().parent / "quiz"
@@ -143,16 +131,19 @@ def _item(entry: dict[str, Any], lines: dict[str, int], path: Path) -> Item:
     def where(name: str = "") -> str:
         return f"{path.name}, line {lines.get(name, lines[''])}: item {entry.get('id', '?')!r}"
 
+    from .kinds import KINDS  # the types' own modules read answers with sympy: load them when needed
+
+    fields = {name: k.fields for name, k in KINDS.items()}
     for required in ("id", "type", "prompt", "points"):
         if required not in entry:
             raise BankError(f"{where()} lacks '{required}'")
     kind = entry["type"]
-    if kind not in TYPES:
-        raise BankError(f"{where('type')}: type must be one of {', '.join(TYPES)}")
-    allowed = set(COMMON) | set(FIELDS[kind])
+    if kind not in KINDS:
+        raise BankError(f"{where('type')}: type must be one of {', '.join(KINDS)}")
+    allowed = set(COMMON) | set(fields[kind])
     for name in entry:
         if name not in allowed:
-            users = [t for t, names in FIELDS.items() if name in names]
+            users = [t for t, names in fields.items() if name in names]
             why = f"'{name}' belongs to {', '.join(users)} items" if users else f"unknown field '{name}'"
             raise BankError(f"{where(name)}: {why}, not to a {kind} item")
     variable = str(entry["id"]).replace("-", "_")
@@ -161,7 +152,7 @@ def _item(entry: dict[str, Any], lines: dict[str, int], path: Path) -> Item:
     practice = entry.get("practice", False)
     if not isinstance(practice, bool):
         raise BankError(f"{where('practice')}: practice is true or false")
-    if kind in AUTO_GRADED and "key" not in entry and practice:
+    if KINDS[kind].has_key and "key" not in entry and practice:
         raise BankError(f"{where()}: a practice item needs its 'key'")
     decimals = entry.get("decimals", 0)
     if kind == "numeric" and (not isinstance(decimals, int) or isinstance(decimals, bool) or decimals < 0):

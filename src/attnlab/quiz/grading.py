@@ -17,6 +17,7 @@ from typing import Any
 from .answers import Answer, Answers, Unreadable, read
 from .bank import Item
 from .check import RIGHT, bank_items, check_variable
+from .kinds import KINDS
 
 ENGINE = "attnlab-quiz"
 HIDDEN = "after_published"
@@ -24,7 +25,7 @@ HIDDEN = "after_published"
 
 def graded_items() -> list[Item]:
     """The items the autograder scores, in bank order (free response is graded by hand)."""
-    return [i for i in bank_items().values() if i.type != "free"]
+    return [i for i in bank_items().values() if KINDS[i.type].has_key]
 
 
 def grade(*, submission: Path, student: str | None = None, whose: str = "") -> dict[str, Any]:

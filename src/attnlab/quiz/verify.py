@@ -13,17 +13,14 @@ also grade right, and every known wrong answer wrong.
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import sympy as sp
 
-from . import bank, check, definitions, proof, variants
-from .domains import seed_of
-from .equivalence import compare
-from .parse import Namespace, Unreadable, parse
+from . import bank, check, definitions
+from .kinds import KINDS
 
 
 @dataclass(frozen=True)
@@ -102,140 +99,35 @@ def pe_breaks_equivariance() -> Result:
                   f"swap tokens 1 and 2, W = I: max |Z(P E + PE) - P Z(E + PE)| = {size:.3f}")
 
 
-VARIANTS_CHECKED = 60  # students whose numbers every numeric key is derived for
-PROOF_SEEDS = 3  # sets of random worlds a proof key is derived in
-_DECIMALS = re.compile(r"\bto (\d+) decimals?\b")
-
-
 def _item_sound(item: bank.Item, defs: definitions.Definitions) -> Result:
     name = f"item {item.id} ({item.where_defined})"
     try:
         problem = _problem(item, defs)
-    except (Unreadable, KeyError, ValueError, TypeError) as exc:
-        problem = f"{type(exc).__name__}: {exc}"
     except Exception as exc:  # noqa: BLE001 - report a broken item, keep verifying the others
         problem = f"{type(exc).__name__}: {exc}"
     return Result(name, problem is None, problem or "")
 
 
 def _problem(item: bank.Item, defs: definitions.Definitions) -> str | None:
-    """What is wrong with the item, or None."""
-    if item.type == "free":
-        return None if item.rubric else "no rubric"
+    """What is wrong with the item, or None: its type derives the key, then the key must grade right."""
+    kind = KINDS[item.type]
+    if not kind.has_key:
+        return kind.verify(item, defs)
     if item.key is None:
         return "no key"
-    if item.type in ("choice", "order"):
-        keys = item.key if isinstance(item.key, list) else [item.key]
-        bad = [k for k in keys if k not in item.options]
-        if bad:
-            return f"keys not among the options: {bad}"
-        derive = _derive_choice if item.type == "choice" else _derive_order
-        return derive(item, keys) or _grades_its_key(item)
-    if not item.holds:
+    if "holds" in kind.fields and not item.holds:
         return "states no derivation ('holds'): its key would only be graded against itself"
-    if bool(item.simplest) != ("simplest" in item.prompt.lower()):
+    if "simplest" in kind.fields and bool(item.simplest) != ("simplest" in item.prompt.lower()):
         return "'simplest' must be set exactly when the prompt asks for the simplest form"
-    derive = {"symbolic": _derive_expression, "matrix": _derive_expression, "numeric": _derive_numeric,
-              "proof": _derive_proof, "chain": _derive_proof}[item.type]
-    return derive(item, defs) or _grades_its_key(item)
-
-
-def _derive_choice(item: bank.Item, keys: list[str]) -> str | None:
-    """The bank says why each wrong option is wrong: exactly the options without such a reason are keys."""
-    explained_keys = [k for k in keys if k in item.option_feedback]
-    if explained_keys:
-        return f"option(s) {explained_keys} are keys, yet 'option_feedback' explains why they are wrong"
-    unexplained = [o for o in item.options if o not in keys and o not in item.option_feedback]
-    if unexplained:
-        return f"wrong option(s) {unexplained} need 'option_feedback' saying why they are wrong"
-    return None
-
-
-def _derive_order(item: bank.Item, keys: list[str]) -> str | None:
-    """The steps' ``needs`` allow exactly one order, and it is the key."""
-    unknown = sorted({s for k, v in item.needs.items() for s in (k, *v)} - set(item.options))
-    if unknown:
-        return f"'needs' names steps that do not exist: {unknown}"
-    orders = [o for o in itertools.permutations(item.options)
-              if all(o.index(x) < o.index(step) for step, before in item.needs.items() for x in before)]
-    if len(orders) != 1:
-        return f"'needs' allows {len(orders)} orders; it must allow exactly one"
-    if list(orders[0]) != keys:
-        return f"'needs' gives the order {' '.join(orders[0])}, not the key {' '.join(keys)}"
-    return None
+    return kind.verify(item, defs) or _grades_its_key(item)
 
 
 def _grades_its_key(item: bank.Item) -> str | None:
     if check.check(item, check.key_text(item)).status != check.RIGHT:
         return "its own key is not graded right"
     for known in item.feedback:
-        if item.type != "numeric" and check.check(item, known.answer).status != check.WRONG:
+        if not KINDS[item.type].per_student and check.check(item, known.answer).status != check.WRONG:
             return f"the known wrong answer {known.answer!r} is not graded wrong"
-    return None
-
-
-def _sides(equation: str) -> tuple[str, str]:
-    parts = equation.split("=")
-    if len(parts) != 2:
-        raise ValueError(f"'{equation}' is not one equation 'left = right'")
-    return parts[0], parts[1]
-
-
-def _derive_expression(item: bank.Item, defs: definitions.Definitions) -> str | None:
-    for symbol, domain in item.symbols.items():
-        if symbol in item.where:
-            continue
-        if symbol not in defs.symbols:
-            return f"symbol {symbol} is not in the definitions (add it, or express it with 'where')"
-        if defs.symbols[symbol] != domain:
-            return f"symbol {symbol} is {domain} here but {defs.symbols[symbol]} in the definitions"
-    base = defs.namespace()
-    where = {name: parse(text, base) for name, text in item.where.items()}
-    answer = parse(str(item.key), defs.namespace(where))
-    ns = defs.namespace({"ANSWER": answer})
-    for equation in item.holds:
-        left, right = (parse(side, ns) for side in _sides(equation))
-        result = compare(left, right, domains=defs.symbols, seed=seed_of("verify", item.id, equation))
-        if not result.equal:
-            return f"the key does not satisfy {equation} ({result.how})"
-    return None
-
-
-def _derive_proof(item: bank.Item, defs: definitions.Definitions) -> str | None:
-    ns = proof.namespace()
-    extra = {"ANSWER": parse(str(item.key), ns)}
-    if item.start:
-        extra["START"] = parse(item.start, ns)
-    ns = Namespace(scalars=ns.scalars, matrices={**ns.matrices, **extra}, softmax=True)
-    for equation in item.holds:
-        left, right = (parse(side, ns) for side in _sides(equation))
-        for k in range(PROOF_SEEDS):
-            result = proof.compare(left, right, seed=seed_of("verify", item.id, equation, str(k)))
-            if not result.equal:
-                return f"the key does not satisfy {equation} ({result.how})"
-    return None
-
-
-def _derive_numeric(item: bank.Item, defs: definitions.Definitions) -> str | None:
-    stated = _DECIMALS.findall(item.prompt)
-    if stated != [str(item.decimals)]:
-        return (f"the prompt asks for {' and '.join(stated) or 'no stated number of'} decimals but "
-                f"the item grades to {item.decimals}: say 'to {item.decimals} decimals' in the prompt")
-    for student in [None, *(f"verify-{k}" for k in range(VARIANTS_CHECKED))]:
-        ill = variants.illustration(student=student)
-        key = check.numeric_key(item, student=student)
-        inputs = {name: definitions.matrix(value) for name, value in ill.inputs.items()}
-        ns = Namespace(scalars={**inputs, "ANSWER": sp.Float(key, 30)}, dot_products=True)
-        who = "the notes' numbers" if student is None else f"student {student!r}"
-        for equation in item.holds:
-            left, right = (float(sp.N(parse(side, ns), 30)) for side in _sides(equation))
-            if abs(left - right) > 1e-9 * max(1.0, abs(left), abs(right)):
-                return f"the key does not satisfy {equation} for {who}: {left:.10g} vs {right:.10g}"
-        if not variants.nontrivial(sp.Float(key, 30), item.decimals):
-            return f"{who} make it trivial: the key is {key:.{item.decimals}f} at {item.decimals} decimals"
-        if student is None and (item.notes is None or abs(round(key, item.decimals) - item.notes) > 1e-12):
-            return (f"for the notes' numbers the key rounds to {key:.{item.decimals}f}, but 'notes' says "
-                    f"{item.notes}")
     return None
 
 
