@@ -1,4 +1,4 @@
-"""LMS exports of the items an LMS can grade itself: a Canvas QTI zip (via text2qti) and Moodle XML.
+r"""LMS exports of the items an LMS can grade itself: a Canvas QTI zip (via text2qti) and Moodle XML.
 
 Choice, numeric and free-response (essay) items travel; symbolic, matrix, proof, chain and order
 items need the kit's checker, so they are graded through the quiz notebook. Canvas also loses numeric
