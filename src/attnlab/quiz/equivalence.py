@@ -4,13 +4,14 @@ Exact first, numbers last, nothing timed (so a verdict is the same on every run 
 
 1. the difference is 0 as sympy builds it: equal; a nonzero constant: different (an offset of 1e-9
    is an offset);
-2. the difference is a polynomial: evaluated exactly at integer points (a nonzero polynomial is
-   nonzero at almost every point, and these are drawn fresh per answer);
+2. the difference is a rational function (a polynomial, say): evaluated exactly at integer points
+   (a nonzero one is nonzero at almost every point, and these are drawn fresh per answer);
 3. otherwise both sides are evaluated at 50 significant digits at points drawn from each symbol's
-   domain at small, medium and large scales, seeded by the texts compared. They agree when they
-   differ by less than 1e-30 of their size, far below any term a student could mean. A constant
-   beyond what that sees (more than 25 digits, or a number-only part smaller than 1e-25) cannot
-   be trusted to sampling, so such an answer must match exactly.
+   domain at small, medium and large scales, seeded by the texts compared. They differ where they
+   differ by more than 1e-30 of their size; where they agree that closely, their difference is
+   evaluated again at 80 digits: round-off changes with the precision, a real difference (a term
+   such as exp(pos - 1000) or (d_model + 1000)**-20, however small) does not. A constant beyond
+   25 digits cannot be trusted to sampling, so such an answer must match exactly.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ POINTS = 24
 QUICK_POINTS = 8  # for matching known wrong answers
 MIN_AGREEING = 6
 DIGITS = 50
+CHECK_DIGITS = 80  # a difference that stays put at this precision is real, not round-off
 RTOL = mpmath.mpf(10) ** -30
 MAX_CONSTANT_DIGITS = 25
 MAX_POLY_DEGREE = 400
@@ -75,7 +77,7 @@ def _compare_scalars(a: sp.Expr, b: sp.Expr, domains: dict[str, str], points: in
     symbols = {s: domains.get(s.name, "real") for s in difference.free_symbols}
     if not symbols:
         return Comparison(False, "it differs from the expected expression by a constant")
-    exact = _polynomial_verdict(difference, list(symbols), seed)
+    exact = _rational_verdict(difference, list(symbols), seed)
     if exact is not None:
         return exact
     beyond = _beyond_sampling(a) or _beyond_sampling(b)
@@ -92,7 +94,7 @@ def _compare_scalars(a: sp.Expr, b: sp.Expr, domains: dict[str, str], points: in
             key_defined += y is not None
             if x is None or y is None:
                 continue
-            if not close(x, y):
+            if not close(x, y) or _real_difference(difference, point):
                 return Comparison(False, "differs at sampled values")
             agreeing += 1
     if answer_defined == 0 and key_defined:
@@ -101,6 +103,17 @@ def _compare_scalars(a: sp.Expr, b: sp.Expr, domains: dict[str, str], points: in
     if agreeing >= min(MIN_AGREEING, points // 2):
         return Comparison(True, f"agrees at {agreeing} sampled points")
     return Comparison(False, "it is undefined for some allowed values of its symbols")
+
+
+def _real_difference(difference: sp.Expr, point: dict) -> bool:
+    """Is a - b, evaluated as one expression, a real value rather than round-off? Evaluated at
+    DIGITS and again at CHECK_DIGITS, round-off moves; a true value stays within a millionth."""
+    rough = value(difference, point)
+    with mpmath.workdps(CHECK_DIGITS):
+        fine = value(difference, point)
+    if rough is None or fine is None or fine == 0:
+        return False
+    return abs(rough - fine) <= abs(fine) * mpmath.mpf(10) ** -6
 
 
 def close(x, y) -> bool:
@@ -123,19 +136,26 @@ def _degree(expr: sp.Basic) -> int:
     return 0 if not expr.free_symbols else MAX_POLY_DEGREE + 1
 
 
-def _polynomial_verdict(difference: sp.Expr, symbols: list[sp.Symbol], seed: int) -> Comparison | None:
-    """For a polynomial difference: exact values at integer points decide; None when not polynomial."""
-    if not difference.is_polynomial(*symbols) or _degree(difference) > MAX_POLY_DEGREE:
+def _rational_verdict(difference: sp.Expr, symbols: list[sp.Symbol], seed: int) -> Comparison | None:
+    """For a difference that is a rational function of the symbols: exact values at integer points
+    decide (a pole is skipped); None when it is not one, or has irrational coefficients."""
+    if not difference.is_rational_function(*symbols) or _degree(difference) > MAX_POLY_DEGREE:
         return None
     rng = random.Random(seed ^ 0x5EED)
-    for _ in range(3):
+    zeros = 0
+    for _ in range(8):
         point = {s: sp.Integer(rng.randint(-10**6, 10**6)) for s in symbols}
         got = difference.xreplace(point)
+        if got.has(sp.zoo, sp.nan):
+            continue  # a pole
         if not got.is_Rational:
             return None  # coefficients such as pi or sqrt(2): leave it to sampling
         if got != 0:
             return Comparison(False, "differs at sampled values")
-    return Comparison(True, "equal as polynomials")
+        zeros += 1
+        if zeros == 3:
+            return Comparison(True, "equal as rational functions")
+    return None
 
 
 def _beyond_sampling(expr: sp.Basic) -> str:

@@ -10,6 +10,7 @@ permutation (row-wise softmax), which also covers ``softmax(P S P^T) = P softmax
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -33,7 +34,9 @@ PERMUTATION = _DEFS.permutation
 # such as d_k is drawn apart from the width of the same name (the identities hold for any value
 # > 0), over small, medium and large ranges in turn.
 SCALES = ((0.5, 3.0), (3.0, 100.0), (100.0, 10_000.0))
-MAX_PROOF_CONSTANT = 10**6  # a constant beyond this (or below its inverse) could hide in round-off
+MAX_PROOF_DIGITS = 10**6  # a written constant with more digits than this could hide in round-off
+MAX_PROOF_SCALAR = 10**8  # a scalar part beyond this (or below its inverse) in some world, likewise
+RTOL = 1e-10  # far above float64 round-off for these sizes, far below any scalar part allowed
 MAX_EXPANDED_TERMS = 256  # beyond this, expanding products of sums is left to the numbers
 WORLDS = 4
 
@@ -247,19 +250,19 @@ def compare(answer, key, *, seed: int = 0) -> Comparison:
     """Is ``answer`` equal to ``key`` under the definitions, for every permutation and every scalar?"""
     if expandable(answer) and expandable(key) and canonical(answer) == canonical(key):
         return Comparison(True, "equal by matrix algebra and the definitions")
-    if _hides_in_round_off(answer):
-        return Comparison(False, "it is not exactly the expected expression, and a constant in it is "
+    worlds = [world(seed * WORLDS + k) for k in range(WORLDS)]
+    if _hides_in_round_off(answer, worlds):
+        return Comparison(False, "it is not exactly the expected expression, and a number in it is "
                                  "too large or too small to compare by value")
     try:
-        values = [(evaluate(answer, w), evaluate(key, w), w)
-                  for w in (world(seed * WORLDS + k) for k in range(WORLDS))]
+        values = [(evaluate(answer, w), evaluate(key, w), w) for w in worlds]
     except StepError as exc:
         return Comparison(False, str(exc))
     for got, want, w in values:
         if np.shape(got) != np.shape(want):
             return Comparison(False, f"the result should be {_shape_name(np.asarray(want), w)}, "
                                      f"not {_shape_name(np.asarray(got), w)}")
-        if not np.all(np.isfinite(got)) or not np.allclose(got, want, rtol=1e-9, atol=1e-9 * _scale(want)):
+        if not np.all(np.isfinite(got)) or not np.allclose(got, want, rtol=RTOL, atol=RTOL * _scale(want)):
             return Comparison(False, "differs on random matrices and permutations")
     return Comparison(True, "equal on random matrices and permutations")
 
@@ -268,19 +271,23 @@ def _scale(a) -> float:
     return max(1.0, float(np.max(np.abs(a)))) if np.size(a) else 1.0
 
 
-def _hides_in_round_off(expr) -> bool:
-    """A constant so large or small that round-off could hide a term it multiplies."""
+def _hides_in_round_off(expr, worlds: list[dict]) -> bool:
+    """A scalar part (a constant, or a function of d_k in some world) so large or small that
+    round-off could hide a term it multiplies: 1 + 10**-12, (d_k + 1000)**-20."""
+    scalars = set(SCALARS.values())
     for part in sp.preorder_traversal(expr):
-        if not isinstance(part, sp.Expr) or not part.is_number:
+        if not isinstance(part, sp.Expr) or isinstance(part, MatrixExpr) or not part.free_symbols <= scalars:
             continue
-        if part.is_Rational and max(abs(part.p), abs(part.q)) > MAX_PROOF_CONSTANT:
+        if part.is_Rational and max(abs(part.p), abs(part.q)) > MAX_PROOF_DIGITS:
             return True  # 1 + 10**-12 is as dangerous as 10**-12
-        with mpmath.workdps(30):
-            size = number_value(part, {})
-        if size is None and not part.has(sp.zoo, sp.nan):
-            raise Unreadable("a number in it is too large to evaluate")
-        if size is None or (size != 0 and not 1 / MAX_PROOF_CONSTANT <= abs(size) <= MAX_PROOF_CONSTANT):
-            return True
+        for w in worlds if part.free_symbols else worlds[:1]:
+            point = {SCALARS[k]: Fraction(v) for k, v in w["scalars"].items()}
+            with mpmath.workdps(30):
+                size = number_value(part, point)
+            if size is None and not part.has(sp.zoo, sp.nan):
+                raise Unreadable("a number in it is too large to evaluate")
+            if size is None or (size != 0 and not 1 / MAX_PROOF_SCALAR <= abs(size) <= MAX_PROOF_SCALAR):
+                return True
     return False
 
 
