@@ -70,6 +70,9 @@ def description(items: list[Item]) -> str:
     if parts:
         parts.append("Every left-out question is graded through the quiz notebook (quiz.ipynb), whose "
                      "answers the quiz autograder checks with the kit's checker.")
+    if any(KINDS[i.type].per_student for i in items if i.type in CARRIED):
+        parts.append("Numeric questions here use the notes' own numbers (an LMS quiz has one key for "
+                     "everyone); the quiz notebook grades each student's own numbers.")
     return " ".join(parts)
 
 
