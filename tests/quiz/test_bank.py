@@ -125,3 +125,23 @@ def test_a_graded_item_in_the_student_copy_says_graded_by_your_instructor(tmp_pa
     assert check(graded, "P A P^").status == UNREADABLE
     practice = next(i for i in copy.values() if i.practice and i.type == "symbolic")
     assert check(practice, str(practice.key)).status == RIGHT
+
+
+@pytest.mark.parametrize("old, new, says", [
+    ("  permutation: P\n", "  permutation: P\n  permutations: P\n", "line 45: unknown field 'permutations'"),
+    ("    args: [i]\n", "    args: [i]\n    body: x\n", "unknown field 'body'"),
+    ("illustration:\n", "illustrations: {}\nillustration:\n", "unknown field 'illustrations'"),
+])
+def test_definitions_refuse_unknown_fields_with_the_line(tmp_path, old, new, says):
+    """Is a misspelt field of definitions.yaml refused, naming the file and the line?"""
+    import shutil
+
+    from attnlab.quiz import definitions
+
+    shutil.copytree(default_folder(), tmp_path / "quiz")
+    path = tmp_path / "quiz" / "definitions.yaml"
+    text = path.read_text()
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, new))
+    with pytest.raises(BankError, match=f"definitions.yaml, {says}" if says.startswith("line") else says):
+        definitions.load(tmp_path / "quiz")

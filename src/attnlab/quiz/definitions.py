@@ -59,17 +59,21 @@ def load(folder: Path | None = None) -> Definitions:
     path = Path(folder or default_folder()) / DEFINITIONS_FILE
     if not path.is_file():
         return Definitions(source=path)
+    text = path.read_text(encoding="utf-8")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(text) or {}
+        root = yaml.compose(text)
     except yaml.YAMLError as err:
         raise BankError(f"{path.name}: not valid YAML ({err})") from None
-    known = {"required", "symbols", "functions", "matrices", "illustration"}
-    if not isinstance(data, dict) or set(data) - known:
-        raise BankError(f"{path.name}: a mapping of {', '.join(sorted(known))}; "
-                        f"unknown: {sorted(set(data) - known) if isinstance(data, dict) else data!r}")
+    if not isinstance(data, dict):
+        raise BankError(f"{path.name}: a mapping of {', '.join(SCHEMA)}")
+    _check_schema(path.name, root, SCHEMA)
     for name, domain in (data.get("symbols") or {}).items():
         if domain not in DOMAINS:
             raise BankError(f"{path.name}: symbol {name}: unknown domain {domain!r}")
+    for name, spec in (data.get("functions") or {}).items():
+        if not isinstance(spec, dict) or "args" not in spec or ("is" in spec) == ("cases" in spec):
+            raise BankError(f"{path.name}: function {name} needs 'args' and one of 'is' or 'cases'")
     matrices = data.get("matrices") or {}
     ill = data.get("illustration")
     return Definitions(
@@ -86,6 +90,27 @@ def load(folder: Path | None = None) -> Definitions:
             variants=dict(ill.get("variants") or {}),
             nontrivial={str(k): int(v) for k, v in (ill.get("nontrivial") or {}).items()}),
     )
+
+
+# The fields of definitions.yaml; None: names of the author's choosing (symbols, functions, ...).
+SCHEMA: dict[str, Any] = {
+    "required": None, "symbols": None,
+    "functions": {"*": {"args": None, "is": None, "cases": None}},
+    "matrices": {"shapes": None, "permutation": None, "scalars": None, "define": None},
+    "illustration": {"inputs": None, "quantities": None, "variants": None, "nontrivial": None},
+}
+
+
+def _check_schema(file: str, node: Any, schema: dict[str, Any] | None) -> None:
+    """Refuse a field the schema does not know, naming the file and the line."""
+    if schema is None or not isinstance(node, yaml.MappingNode):
+        return
+    for key, value in node.value:
+        inner = schema.get(key.value, schema.get("*", KeyError))
+        if inner is KeyError:
+            raise BankError(f"{file}, line {key.start_mark.line + 1}: unknown field '{key.value}' "
+                            f"(known here: {', '.join(k for k in schema if k != '*')})")
+        _check_schema(file, value, inner)
 
 
 def _function(defs: Definitions, name: str, spec: dict[str, Any]) -> Callable[..., sp.Basic]:
