@@ -31,7 +31,9 @@ ANSWERS = [
     ("wavelength", "2 pi 10000^(2i/d_model)", R), ("proof-q", "P X W_Q", R), ("pe-dim1", "cos(pos)(1)", R),
     ("score-12", "21.974", R), ("score-12", "21.965", R), ("proof-chain", "P*A*(P^T*P)*V = P*A*V = P*Z", R),
     ("shift-block", "[[cos(k w), sin(k w)], [-sin(k w), cos(k w)]]", R), ("pe-dim0", "2 pos", W),
-    ("proof-q", "P X", W),
+    ("proof-q", "P X", W), ("proof-a", "PAP^T", R), ("rel-rotation", "s cos(kw) + c sin(kw)", R),
+    ("rope-relative", "(q1k1 + q2k2)cos((n - m)theta) + (q2k1 - q1k2)sin((n - m)theta)", R),
+    ("proof-z", "P*ZZ^T", W), ("pe-dim0", "posx", U),
     # crafted to fool sampling: constant offsets, terms that vanish where points are often drawn,
     # huge or tiny constants, scalars that a fixed world would fix
     ("pe-dim0", "sin(pos) + 10**-9", W), ("pe-dim0", "sin(pos) + 10^-40", W),

@@ -70,6 +70,10 @@ class Namespace:
     defined: dict[str, Callable[..., sp.Basic]] = field(default_factory=dict)
     dot_products: bool = False
 
+    def known(self) -> tuple[str, ...]:
+        """The names that stand for a value (not functions)."""
+        return (*self.scalars, *self.matrices, *CONSTANTS)
+
     def names(self) -> list[str]:
         return sorted([*self.scalars, *self.matrices, *CONSTANTS, *FUNCTIONS, *self.defined]
                       + (["softmax"] if self.softmax else []))
@@ -96,9 +100,10 @@ def normalise(text: str) -> str:
     return rewrite(text).text
 
 
-def rewrite(typed: str, callables: tuple[str, ...] = ()) -> Source:
+def rewrite(typed: str, callables: tuple[str, ...] = (), known: tuple[str, ...] = ()) -> Source:
     """``typed`` as Python syntax: ``^T`` as ``.T``, then ``^`` as ``**``, then a ``*`` for each product
-    written by a space or by juxtaposition (``2 pi``, ``2i``, ``P A P^T``, ``sin(x)cos(x)``)."""
+    written by a space or by juxtaposition (``2 pi``, ``2i``, ``P A P^T``, ``sin(x)cos(x)``), and a
+    run of ``known`` names that splits one way only (``PAP^T``: ``P*A*P.T``) written out."""
     chars: list[str] = []
     origin: list[int] = []
 
@@ -123,7 +128,16 @@ def rewrite(typed: str, callables: tuple[str, ...] = ()) -> Source:
         if previous in ("num", "name", "close") and (kind in ("num", "name") or opens):
             if not (kind == "num" and previous == "num"):  # "2 3" stays an error, not 6
                 put("*", flat_origin[at])
-        put(piece, flat_origin[at])
+        ways = splits(piece, known) if kind == "name" and piece not in known and piece not in callables \
+            and piece not in FUNCTIONS and piece not in CALLABLE and not "".join(chars).rstrip().endswith(".") else []
+        if len(ways) == 1:
+            offset = 0
+            for n, part in enumerate(ways[0]):
+                put(("*" if n else "") + part, flat_origin[at + offset])
+                offset += len(part)
+            piece = ways[0][-1]
+        else:
+            put(piece, flat_origin[at])
         if kind == "name":
             previous = "call" if piece in FUNCTIONS or piece in CALLABLE or piece in callables else "name"
         elif kind == "num":
@@ -133,6 +147,25 @@ def rewrite(typed: str, callables: tuple[str, ...] = ()) -> Source:
         else:
             previous = "other"
     return Source("".join(chars), tuple(origin), typed)
+
+
+def splits(name: str, known: tuple[str, ...], limit: int = 2) -> list[list[str]]:
+    """The ways ``name`` reads as known names written together (`PAP`: P A P), at most ``limit``."""
+    found: list[list[str]] = []
+
+    def walk(rest: str, parts: list[str]) -> None:
+        if len(found) >= limit or len(parts) > 12:
+            return
+        if not rest:
+            if len(parts) > 1:
+                found.append(parts)
+            return
+        for n in known:
+            if rest.startswith(n):
+                walk(rest[len(n):], [*parts, n])
+
+    walk(name, [])
+    return found
 
 
 def _substitute(text: str, origin: list[int], pattern: re.Pattern, by: str) -> tuple[str, list[int]]:
@@ -158,7 +191,7 @@ def parse(text: str, ns: Namespace):
         raise Unreadable(f"the answer is longer than {MAX_LENGTH} characters")
     if not text.strip():
         raise Unreadable("the answer is empty")
-    source = rewrite(text, tuple(ns.defined))
+    source = rewrite(text, tuple(ns.defined), ns.known())
     try:
         tree = ast.parse(source.text.strip(), mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
@@ -243,8 +276,10 @@ class _Builder:
                 return table[name]
         if name in FUNCTIONS or name == "softmax" or name in self.ns.defined:
             raise Unreadable(f"'{name}' is a function: write {name}(...)")
+        ways = splits(name, self.ns.known())
+        hint = f" (write a space between factors: {' or '.join(' '.join(s) for s in ways)})" if ways else ""
         allowed = ", ".join(self.ns.names())
-        raise Unreadable(f"unknown name '{name}'; this question knows: {allowed}")
+        raise Unreadable(f"unknown name '{name}'{hint}; this question knows: {allowed}")
 
     def _UnaryOp(self, node: ast.UnaryOp):
         operand = self.build(node.operand)

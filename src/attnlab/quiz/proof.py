@@ -86,7 +86,7 @@ def canonical(expr):
 
 
 def canonical_plain(expr):
-    expr = sp.expand(expr.doit())
+    expr = sp.expand(expr.doit(), multinomial=False)
     return expr.replace(lambda e: isinstance(e, sp.MatMul), _cancel_permutation).doit()
 
 
@@ -295,7 +295,7 @@ def explain(wrong, right) -> str | None:
     """Why ``wrong`` is not ``right``, when it is a known slip: a reordered product."""
     if not (expandable(wrong) and expandable(right)):
         return None
-    target = sp.expand(wrong.doit())
+    target = sp.expand(wrong.doit(), multinomial=False)
     for product in sp.preorder_traversal(right):
         if not isinstance(product, sp.MatMul):
             continue
@@ -304,7 +304,7 @@ def explain(wrong, right) -> str | None:
             factors[:i] + [factors[i + 1], factors[i]] + factors[i + 2:]
             for i in range(len(factors) - 1)]
         for order in reordered:
-            candidate = sp.expand(right.xreplace({product: coeff * sp.MatMul(*order)}).doit())
+            candidate = sp.expand(right.xreplace({product: coeff * sp.MatMul(*order)}).doit(), multinomial=False)
             if candidate == target:
                 if all(isinstance(f, sp.Transpose) for f in factors):
                     plain = sp.MatMul(*[f.arg for f in factors[::-1]])
