@@ -23,6 +23,9 @@ ANSWERS = [
      "(q1*k1 + q2*k2)*cos((m-n)*theta) + (q1*k2 - q2*k1)*sin((m-n)*theta)"),
     ("pe-dim0", "9**9**9**9"), ("pe-dim0", "x" * 1_000_000), ("pe-dim0", "pos**pos**pos**pos"),
     ("wavelength", "(pi+i)**100*(d_model+i+1)**100"), ("pe-dim0", "exp(exp(exp(exp(pos))))"),
+    ("pe-dim0", "exp(exp(exp(exp(5))))"), ("pe-dim0", "sin(pos) + exp(pos - 1000)"),
+    ("pe-dim0", "-sin(-pos)"), ("proof-a", "P A P^T"), ("wavelength", "2 pi 10000^(2i/d_model)"),
+    ("proof-z", "(P+Q+X+A)*(P+Q+X+A)*(P+Q+X+A)*(P+Q+X+A)*(P+Q+X+A)*(P+Q+X+A)"),
 ]
 
 

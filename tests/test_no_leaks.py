@@ -75,14 +75,21 @@ def _solution_lines(assignment):
 
 
 def _graded_keys(bank_dir):
-    """Keys and explanations of graded items that the bank's own prompts do not already show."""
+    """Keys and explanations of graded items that the bank's own prompts do not already show. A key
+    that names a quantity of ``definitions.yaml`` (``score12``) refers to the definition students are
+    taught; its value differs per student (the notes' own value is printed in the notes)."""
+    from attnlab.quiz import definitions
+
     items = bank.load(bank_dir).values()
+    ill = definitions.load(bank_dir).illustration
+    names = set(ill.quantities) if ill else set()
     public = "\n".join(f"{i.title}\n{i.prompt}\n{i.start}" for i in items)
     found = set()
     for item in items:
         if item.practice:
             continue
-        for text in (item.key if isinstance(item.key, str) else "", item.explanation):
+        key = item.key if isinstance(item.key, str) and item.key not in names else ""
+        for text in (key, item.explanation):
             if len(text) >= 4 and text not in public:
                 found.add(text)
     return found
@@ -116,7 +123,7 @@ def _unpack(where: str, data: bytes, into: dict[str, str]) -> None:
 def received_from(dist: Path) -> dict[str, str]:
     """{where: text} for every file of a build that students receive."""
     texts: dict[str, str] = {}
-    handed_out = sorted(dist.glob("*_student.zip")) + sorted(dist.glob(f"{student_tool.NAME}-*.whl"))
+    handed_out = sorted(dist.glob("*student.zip")) + sorted(dist.glob(f"{student_tool.NAME}-*.whl"))
     assert handed_out, f"nothing to scan in {dist}"
     for path in handed_out:
         _unpack(path.name, path.read_bytes(), texts)
@@ -130,9 +137,9 @@ def scan(received: dict[str, str], found: dict[str, set[str]]) -> dict[str, dict
              for kind, texts in found.items()}
     leaks = {kind: {w: s for w, s in by_where.items() if s} for kind, by_where in leaks.items()}
     for where, text in received.items():
-        if re.search(r"attnlab/quiz/quiz/[^/]+\.yaml$", where):
+        if re.search(r"attnlab/quiz/quiz/[^/]+\.yaml$", where) and not where.endswith(bank.DEFINITIONS_FILE):
             kept = [e["id"] for e in yaml.safe_load(text) or []
-                    if not e.get("practice") and set(bank.WITHHELD_FIELDS) & set(e)]
+                    if not e.get("practice") and set(e) - set(bank.STUDENT_FIELDS)]
             if kept:
                 leaks.setdefault("graded quiz key", {})[where] = kept
     return {kind: by_where for kind, by_where in leaks.items() if by_where}
@@ -250,7 +257,8 @@ def test_does_the_scan_look_inside_the_wheel_and_at_its_quiz_bank(tmp_path):
             data = src.read(name)
             if name == "attnlab/quiz/quiz/1_positional_encoding.yaml":
                 entries = yaml.safe_load(data)
-                entries[0]["key"] = "sin(pos)"
+                graded = next(e for e in entries if not e.get("practice"))
+                graded["key"] = "sin(pos)"
                 data = yaml.safe_dump(entries).encode()
             dst.writestr(name, data)
         dst.write(original / "solutions/pe_attention/pe_attention.py", "attnlab/reference.py")
@@ -258,4 +266,4 @@ def test_does_the_scan_look_inside_the_wheel_and_at_its_quiz_bank(tmp_path):
     leaks = scan(received_from(planted.parent), found)
     assert {"solution code", "graded quiz key"} <= set(leaks), leaks
     assert list(leaks["solution code"]) == [f"{wheel.name}:attnlab/reference.py"]
-    assert leaks["graded quiz key"] == {f"{wheel.name}:attnlab/quiz/quiz/1_positional_encoding.yaml": ["pe-dim0"]}
+    assert leaks["graded quiz key"] == {f"{wheel.name}:attnlab/quiz/quiz/1_positional_encoding.yaml": [graded["id"]]}

@@ -67,3 +67,81 @@ def test_no_option_gives_away_a_typed_answer(items):
             for part in _parts(option):
                 for other in typed:
                     assert check(other, part).status != RIGHT, (item.id, label, other.id)
+
+
+@pytest.mark.parametrize("extra, field, line", [
+    ("colour: red", "unknown field 'colour'", 8), ("decimals: 2", "'decimals' belongs to numeric", 8),
+    ("tolerance: 0.05", "unknown field 'tolerance'", 8), ("holds: ANSWER = 1", "'holds' belongs to", 8),
+])
+def test_unknown_or_misplaced_fields_name_the_file_and_line(tmp_path, extra, field, line):
+    """Is a field the item's type does not use refused, naming the file and the field's line?"""
+    with pytest.raises(BankError, match=rf"1\.yaml, line {line}: .*{field}"):
+        load(_bank(tmp_path, extra=extra))
+
+
+def test_practice_is_true_or_false(tmp_path):
+    """Is `practice: yes please` refused, and a missing `practice` read as graded?"""
+    with pytest.raises(BankError, match="practice"):
+        load(_bank(tmp_path, extra='practice: "yes please"'))
+    assert load(_bank(tmp_path))["q-1"].practice is False
+
+
+def test_student_copy_keeps_practice_keys_and_drops_graded_ones(tmp_path):
+    """Does the student's copy hold every practice key and no graded key, known wrong answer,
+    per-option reason, explanation, derivation or worked solution, yet still load?"""
+    from attnlab.quiz.bank import student_copy
+
+    full = load(default_folder())
+    written = student_copy(bank_dir=default_folder(), out_dir=tmp_path / "student")
+    assert sorted(p.name for p in written) == sorted(p.name for p in default_folder().glob("*.yaml"))
+    text = "\n".join(p.read_text(encoding="utf-8") for p in written)
+    copy = load(tmp_path / "student")
+    assert list(copy) == list(full)
+    for item in full.values():
+        kept = copy[item.id]
+        assert (kept.prompt, kept.type, kept.points) == (item.prompt, item.type, item.points)
+        if item.practice:
+            assert kept.key == item.key
+            continue
+        assert kept.key is None and not kept.feedback and not kept.option_feedback and not kept.rubric
+        assert not (kept.explanation or kept.solution or kept.holds or kept.needs or kept.not_in_answer)
+        secrets = [item.solution, item.explanation, *(f.says for f in item.feedback),
+                   *item.option_feedback.values(), *item.rubric]
+        assert not [s for s in secrets if s and s in text], item.id
+
+
+def test_a_graded_item_in_the_student_copy_says_graded_by_your_instructor(tmp_path):
+    """Does `quiz check` on a student copy say "graded by your instructor" (exit 0, not "right") for a
+    graded item, still refuse an unreadable answer, and check a practice item as usual?"""
+    from attnlab.quiz.bank import student_copy
+    from attnlab.quiz.check import GRADED, RIGHT, UNREADABLE, check
+
+    student_copy(bank_dir=default_folder(), out_dir=tmp_path)
+    copy = load(tmp_path)
+    graded = next(i for i in copy.values() if not i.practice and i.type == "proof")
+    verdict = check(graded, "P A P^T")
+    assert verdict.status == GRADED and "graded by your instructor" in verdict.message
+    assert verdict.exit_code == 0 and "Right" not in verdict.message
+    assert check(graded, "P A P^").status == UNREADABLE
+    practice = next(i for i in copy.values() if i.practice and i.type == "symbolic")
+    assert check(practice, str(practice.key)).status == RIGHT
+
+
+@pytest.mark.parametrize("old, new, says", [
+    ("  permutation: P\n", "  permutation: P\n  permutations: P\n", "line 45: unknown field 'permutations'"),
+    ("    args: [i]\n", "    args: [i]\n    body: x\n", "unknown field 'body'"),
+    ("illustration:\n", "illustrations: {}\nillustration:\n", "unknown field 'illustrations'"),
+])
+def test_definitions_refuse_unknown_fields_with_the_line(tmp_path, old, new, says):
+    """Is a misspelt field of definitions.yaml refused, naming the file and the line?"""
+    import shutil
+
+    from attnlab.quiz import definitions
+
+    shutil.copytree(default_folder(), tmp_path / "quiz")
+    path = tmp_path / "quiz" / "definitions.yaml"
+    text = path.read_text()
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, new))
+    with pytest.raises(BankError, match=f"definitions.yaml, {says}" if says.startswith("line") else says):
+        definitions.load(tmp_path / "quiz")

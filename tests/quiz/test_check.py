@@ -22,10 +22,41 @@ ANSWERS = [
     ("proof-kt", "K^T*P^T", R), ("proof-kt", "K.T*P.T", R), ("proof-kt", "(P*K)^T", R),
     ("proof-kt", "W_K^T*X^T*P^T", R), ("proof-a", "P*A*P^T", R), ("proof-a", "P*A*P.T", R),
     ("proof-z", "P*Z", R), ("proof-z", "(Z^T*P^T)^T", R), ("proof-z", "P*Z*I", R),
-    ("score-12", "21.97", R), ("score-12", "22.0", R), ("score-12", "4*4.12 + 1.5*3.66", R),
+    ("score-12", "21.97", R), ("score-12", "4*4.12 + 1.5*3.66", R),
     ("weight-21", "0.00028", R), ("rel-rotation", "c*sin(k*w) + s*cos(k*w)", R),
     ("proof-chain", "(P*A*P^T)*(P*V) = P*A*(P^T*P)*V = P*A*V = P*Z", R),
     ("equivariance", "c, a", R), ("proof-order", "abcde", R),
+    # as students write them: a leading minus, products by a space or juxtaposition
+    ("pe-dim0", "-sin(-pos)", R), ("proof-a", "P A P^T", R), ("proof-kt", "K^T P^T", R),
+    ("wavelength", "2 pi 10000^(2i/d_model)", R), ("proof-q", "P X W_Q", R), ("pe-dim1", "cos(pos)(1)", R),
+    ("score-12", "21.974", R), ("score-12", "21.965", R), ("proof-chain", "P*A*(P^T*P)*V = P*A*V = P*Z", R),
+    ("shift-block", "[[cos(k w), sin(k w)], [-sin(k w), cos(k w)]]", R), ("pe-dim0", "2 pos", W),
+    ("proof-q", "P X", W), ("proof-a", "PAP^T", R), ("rel-rotation", "s cos(kw) + c sin(kw)", R),
+    ("rope-relative", "(q1k1 + q2k2)cos((n - m)theta) + (q2k1 - q1k2)sin((n - m)theta)", R),
+    ("proof-z", "P*ZZ^T", W), ("pe-dim0", "posx", U),
+    # crafted to fool sampling: constant offsets, terms that vanish where points are often drawn,
+    # huge or tiny constants, scalars that a fixed world would fix
+    ("pe-dim0", "sin(pos) + 10**-9", W), ("pe-dim0", "sin(pos) + 10^-40", W),
+    ("pe-dim0", "sin(pos) + exp(pos - 1000)", W), ("pe-dim0", "sin(pos)*(1 + 10**-20)", W),
+    ("pe-dim0", "sin(pos) + 10**-40*sin(pos)", W), ("pe-dim0", "sin(pos) + exp(-100)*cos(pos)", W),
+    ("pe-dim0", "sin(pos) + sin(pos)*(d_model + 1000)**-20", W), ("pe-dim0", "sin(pos) + (d_model + 1000)**-20", W),
+    ("pe-dim0", "sin(pos) + exp(pos - 20000)", W), ("pe-dim0", "sin(pos)*(1 + exp(-pos - 100))", W),
+    ("pe-dim0", "sin(pos) + sin(pos)*(sin(pos)**2 + cos(pos)**2 - 1)", R),
+    ("wavelength", "2*pi*10000**(2*i/d_model) + exp(-(i - 7)**2 - 200)", W),
+    ("pe-dim0", "sin(pos) + pos*(pos-1)*(pos-2)*(pos-3)*10**-12", W),
+    ("wavelength", "2*pi*10000**(2*i/d_model) + i*(i-1)*(i-2)*(i-3)*(i-4)*(i-5)*(i-6)*(i-7)*(i-8)*(i-9)*(i-10)*(i-11)*(i-12)", W),
+    ("wavelength", "2*pi*10000**(2*i/d_model)*(1 + sin(pi*i))", R),
+    ("pe-dim0", "sin(pos + 2*pi*d_model)", R), ("pe-dim0", "exp(exp(exp(exp(5))))", U), ("score-12", "exp(exp(exp(exp(5))))", U), ("score-12", "1/0", W),
+    ("proof-z", "P*Z*d_k/2", W), ("proof-q", "P*Q*d_k/2", W), ("proof-q", "P*Q*(1 + 10**-12)", W),
+    ("proof-a", "P*A*P^T*sqrt(d_k)/sqrt(d_k)", R), ("proof-z", "P*Z*(1 + (d_k + 1000)**-20)", W),
+    ("proof-z", "P*Z + (d_k + 1000)**-4*P*Z", W), ("proof-z", "P*Z + 10**-5*(d_k + 1000)**-2*P*Z", W),
+    ("proof-q", "P*X*W_Q*d_k/d_k", R), ("proof-kt", "(d_k*P*K)^T/d_k", R),
+    ("score-12", "22", W), ("score-12", "21.92", W), ("score-12", "22.02", W), ("score-12", "21.976", W),
+    ("score-12", "21.97 + 10**-9", R),
+    # unfinished chains
+    ("proof-chain", "(P*A*P^T)*(P*V)", W), ("proof-chain", "(P*A*P^T)*(P*V) = P*A*V", W),
+    ("proof-chain", "P*Z", W), ("proof-chain", "(P*A*P^T)*(P*V) = P*Z", W),
+    ("proof-chain", "(P*A*P^T)*(P*V) = P*A*P^T*P*V = P*A*V", W),
     # look-alikes
     ("pe-dim0", "cos(pos)", W), ("pe-dim0", "sin(pos/10000)", W), ("pe-dim1", "sin(pos)", W),
     ("pe-dim1", "cos(pos/10000**(2/d_model))", W), ("wavelength", "2*pi/10000**(2*i/d_model)", W),
@@ -41,8 +72,8 @@ ANSWERS = [
     # hostile, malformed and huge
     ("pe-dim0", "__import__('os')", U), ("pe-dim0", "().__class__", U), ("pe-dim0", "9**9**9**9", U),
     ("pe-dim0", "x" * 1_000_000, U), ("pe-dim0", "(" * 300 + "pos" + ")" * 300, U), ("pe-dim0", "sin(" * 60 + "pos" + ")" * 60, U),
-    ("pe-dim0", "[" * 50 + "pos" + "]" * 50, U), ("pe-dim0", "sin(pos", U), ("pe-dim0", "2 pos", U),
-    ("pe-dim0", "x", U), ("pe-dim0", "pos.__dict__", U), ("proof-q", "P X", U),
+    ("pe-dim0", "[" * 50 + "pos" + "]" * 50, U), ("pe-dim0", "sin(pos", U),
+    ("pe-dim0", "x", U), ("pe-dim0", "pos.__dict__", U),
     ("proof-q", "globals()", U), ("fast-pair", "z", U), ("score-12", "pos", U),
     ("wavelength", "(i+1)**(10**9)", U), ("pe-dim0", "", U),
 ]
@@ -58,6 +89,42 @@ def test_held_out_answer_gets_its_verdict_within_a_second(items, item_id, answer
     assert time.perf_counter() - started < 1.0
     assert verdict.status == expected, verdict.message
     assert verdict.message
+
+
+@pytest.mark.parametrize("item_id, answer", [
+    ("pe-dim0", "sin(pos) + exp(exp(exp(exp(5))))"), ("pe-dim0", "exp(exp(exp(exp(5))))"),
+    ("wavelength", "10000**(10000**(2*i/d_model))"), ("proof-z", "P*Z*exp(exp(exp(exp(5))))"),
+    ("proof-chain", "(P*A*P^T)*(P*V) = P*P*P*P*Z = P*Z"), ("score-12", "exp(exp(exp(exp(5))))"),
+    ("rope-relative", "tan(q1)**(-99)*exp(theta**99)"),
+])
+def test_same_verdict_on_every_run_and_never_a_fault(items, item_id, answer):
+    """Does an answer get the same verdict every time (no clock, no chance), never a checker fault?"""
+    verdicts = {check(items[item_id], answer) for _ in range(3)}
+    assert len(verdicts) == 1 and verdicts.pop().status in (R, W, U)
+
+
+@pytest.mark.parametrize("item_id, answer, typed, never", [
+    ("proof-q", "Q*Q*P", "Q Q", "Q**2"), ("pe-dim0", "pos^2^", "pos^2^", "pos**2"),
+    ("pe-dim0", "sin(pos) + pos.bar", ".bar", "**"), ("proof-chain", "(P*A*P^T)*(P*V) = P*P*Z", "P*P*Z", "P**2"),
+    ("proof-chain", "(P*A*P^T)*(P*V) = P*A*V*P^T = P*Z", "P*A*V*P^T", "**"),
+    ("pe-dim0", "2 pos + ", "2 pos +", "2*pos"),
+])
+def test_messages_quote_what_the_student_typed(items, item_id, answer, typed, never):
+    """Does feedback quote the student's own text (never `P**2` for `P*P`, never `2*pos` for `2 pos`)?"""
+    message = check(items[item_id], answer).message
+    assert never not in message and typed in message, message
+
+
+def test_a_checker_fault_is_its_own_verdict(items, monkeypatch):
+    """Is a bug inside the checker reported as a fault (exit code 3), not as a wrong answer?"""
+    from attnlab.quiz.kinds import expression
+
+    def broken(*args, **kwargs):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(expression, "compare", broken)
+    verdict = check(items["pe-dim0"], "sin(pos)")
+    assert verdict.status == "fault" and verdict.exit_code == 3 and "instructor" in verdict.message
 
 
 def test_wrong_transpose_is_explained(items):

@@ -13,6 +13,10 @@ from attnlab.quiz.commands import quiz
     (["check", "pe-dim0", "9**9**9**9"], 2),
     (["check", "no-such-id", "1"], 2),
     (["check", "score-12", "21.97"], 0),
+    (["check", "pe-dim0", "-sin(-pos)"], 0), (["check", "score-12", "-21.97"], 1),
+    (["check", "proof-a", "P", "A", "P^T"], 0), (["check", "proof-kt", "K^T P^T"], 0),
+    (["check", "pe-dim0", "-cos(pos)"], 1), (["check", "pe-dim0", "exp(exp(exp(exp(5))))"], 2),
+    (["check", "score-12", "21.97", "--student", "s123"], 1),
 ])
 def test_check_exit_codes(args, code):
     """Does `quiz check` exit 0 right, 1 wrong, 2 unreadable, with feedback and no traceback?"""
@@ -55,7 +59,11 @@ def test_grade_writes_the_csv_and_each_results_json(tmp_path, write_quiz, key_an
 
     folder = tmp_path / "in"
     folder.mkdir()
-    write_quiz(folder / "alice.ipynb", key_answers)
+    from attnlab.quiz.check import key_text
+
+    # a submission is named by the student's roster id: alice's numeric items use alice's numbers
+    alices = {**key_answers, **{i.id: key_text(i, student="alice") for i in items.values() if i.type == "numeric"}}
+    write_quiz(folder / "alice.ipynb", alices)
     write_quiz(folder / "bob.ipynb")
     (tmp_path / "carol.py").write_text('pe_dim0 = "sin(pos)"\n')
     result = CliRunner().invoke(quiz, ["grade", str(folder), str(tmp_path / "carol.py"), "--out",
@@ -87,3 +95,31 @@ def _twin(folder, sub):
     (folder / sub).mkdir()
     (folder / sub / "quiz.py").write_text("")
     return folder / sub
+
+
+def test_a_leading_minus_is_the_answer_not_an_option():
+    """Is `-sin(-pos)` read as the answer and quoted back, not refused as an unknown option?"""
+    result = CliRunner().invoke(quiz, ["check", "pe-dim0", "-cos(pos)"])
+    assert result.exit_code == 1 and "No such option" not in result.output
+
+
+def test_show_prints_the_students_own_numbers():
+    """Does `quiz show score-12 --student s123` print s123's numbers, not the notes'?"""
+    from attnlab.quiz.variants import illustration
+
+    own = illustration(student="s123").inputs["X1"][0][0]
+    result = CliRunner().invoke(quiz, ["show", "score-12", "--student", "s123"])
+    assert result.exit_code == 0 and f"{own:.2f}" in result.output and "0.10, 1.30" not in result.output
+
+
+def test_verify_fails_a_corrupted_copy_with_exit_1(tmp_path):
+    """Does `quiz verify --bank COPY` exit 1 and name the item when a key is corrupted?"""
+    import shutil
+
+    from attnlab.quiz.bank import default_folder
+
+    shutil.copytree(default_folder(), tmp_path / "quiz")
+    path = tmp_path / "quiz" / "2_permutation_proof.yaml"
+    path.write_text(path.read_text().replace("key: P*A*P^T", "key: P^T*A*P"))
+    result = CliRunner().invoke(quiz, ["verify", "--bank", str(tmp_path / "quiz")])
+    assert result.exit_code == 1 and "FAIL item proof-a" in result.output

@@ -1,16 +1,39 @@
-"""Questions about the LMS exports (attnlab.quiz.export)."""
+"""Questions about the LMS exports (attnlab.quiz.export): do they import cleanly?"""
 
+import html
+import re
 import xml.etree.ElementTree as ET
 import zipfile
 
 import pytest
 
-from attnlab.quiz.export import main
+from attnlab.quiz.bank import load
+from attnlab.quiz.export import CARRIED, main, to_html
+
+QTI = "{http://www.imsglobal.org/xsd/ims_qtiasiv1p2}"
+MOODLE_TYPES = {"multichoice", "numerical", "essay", "description"}
 
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory):
     return main(out=tmp_path_factory.mktemp("exports"))
+
+
+@pytest.fixture(scope="module")
+def assessment(written):
+    """The QTI assessment of the Canvas zip, parsed, with the manifest's references checked."""
+    with zipfile.ZipFile(written[1]) as z:
+        names = set(z.namelist())
+        manifest = ET.fromstring(z.read("imsmanifest.xml"))
+        hrefs = {e.get("href") for e in manifest.iter() if e.get("href")}
+        assert hrefs and hrefs <= names, "the manifest points at files the zip lacks"
+        body = next(n for n in names if n.endswith(".xml") and "meta" not in n and n != "imsmanifest.xml")
+        return ET.fromstring(z.read(body))
+
+
+@pytest.fixture(scope="module")
+def moodle(written):
+    return ET.parse(written[2]).getroot()
 
 
 def test_three_files_with_a_banner(written):
@@ -20,22 +43,71 @@ def test_three_files_with_a_banner(written):
     assert "quiz notebook" in txt.read_text()
 
 
-def test_qti_zip_holds_an_assessment(written):
-    """Does the Canvas zip hold a manifest and an assessment with the numeric key?"""
-    with zipfile.ZipFile(written[1]) as z:
-        names = z.namelist()
-        assert "imsmanifest.xml" in names
-        body = "".join(z.read(n).decode() for n in names if n.endswith(".xml"))
-    assert "21.92" in body and "22.02" in body  # score-12: 21.97 +- 0.05
+def test_qti_is_a_well_formed_assessment(assessment):
+    """Is the QTI file a questestinterop with one assessment, one item per carried question, each
+    with HTML text and response processing, and the numeric key as +- half a unit of 2 decimals?"""
+    assert assessment.tag == f"{QTI}questestinterop"
+    (test,) = assessment.iter(f"{QTI}assessment")
+    items = list(test.iter(f"{QTI}item"))
+    carried = [i for i in load().values() if i.type in CARRIED and not (i.type == "numeric" and i.decimals > 4)]
+    assert [i.get("title") for i in items] == [i.title for i in carried]
+    for item in items:
+        assert item.find(f"{QTI}presentation/{QTI}material/{QTI}mattext").get("texttype") == "text/html"
+        assert item.find(f"{QTI}resprocessing") is not None
+    bounds = {e.tag: e.text for e in assessment.iter() if e.tag in (f"{QTI}vargte", f"{QTI}varlte")}
+    assert (bounds[f"{QTI}vargte"], bounds[f"{QTI}varlte"]) == ("21.9650", "21.9750")
 
 
-def test_moodle_xml_carries_only_gradable_types(written):
-    """Does the Moodle file parse and hold only choice, numeric and essay questions?"""
-    root = ET.parse(written[2]).getroot()
-    types = {q.get("type") for q in root.iter("question")}
-    assert types <= {"multichoice", "numerical", "essay"} and "numerical" in types
-    names = [q.findtext("name/text") for q in root.iter("question")]
-    assert not any(n.startswith("pe-dim0:") for n in names)
+def test_qti_text_keeps_literal_stars_and_explanations(assessment):
+    """Does Canvas show `2*pi*10000` as typed (not as emphasis), and each explanation as general feedback?"""
+    texts = " ".join(html.unescape(e.text or "") for e in assessment.iter(f"{QTI}mattext"))
+    assert "2*pi*10000" in texts and "<em>pi</em>" not in texts
+    general = [f for f in assessment.iter(f"{QTI}itemfeedback") if f.get("ident") == "general_fb"]
+    explained = [i for i in load().values() if i.explanation and i.type in CARRIED and i.decimals <= 4]
+    assert len(general) == len(explained) > 0
+
+
+def test_moodle_xml_is_well_formed(moodle):
+    """Does every Moodle question have a known type, a name, HTML question text, and the parts its type
+    needs (answers summing to 100% for choices, a tolerance for numbers, grader info for essays)?"""
+    assert moodle.tag == "quiz"
+    for q in moodle.iter("question"):
+        kind = q.get("type")
+        assert kind in MOODLE_TYPES and q.findtext("name/text")
+        assert q.find("questiontext").get("format") == "html" and q.findtext("questiontext/text")
+        for tag in ("generalfeedback", "answer", "feedback", "graderinfo"):
+            assert all(e.get("format") in ("html", "moodle_auto_format") for e in q.iter(tag))
+        if kind == "multichoice":
+            fractions = [float(a.get("fraction")) for a in q.iter("answer")]
+            assert abs(sum(f for f in fractions if f > 0) - 100) < 1e-3
+        if kind == "numerical":
+            assert float(q.findtext("answer/tolerance")) > 0 and float(q.findtext("answer/text"))
+        if kind == "essay":
+            assert q.findtext("graderinfo/text")
+
+
+def test_moodle_math_and_text_survive(moodle):
+    """Are $...$ and $$...$$ sent as \\( \\) and \\[ \\] with their backslashes, `*` kept literal, and
+    explanations sent as general feedback?"""
+    text = " ".join(e.text or "" for e in moodle.iter("text"))
+    assert r"\(10000^{2i/d_{model}}\)" in text and "$" not in text
+    assert "2*pi*10000" in text and "<em>pi</em>" not in text
+    general = {q.findtext("name/text").split(":")[0] for q in moodle.iter("question") if q.find("generalfeedback") is not None}
+    assert general == {i.id for i in load().values() if i.explanation and i.type in CARRIED}
+
+
+def test_to_html_protects_math_from_markdown():
+    """Does Markdown leave math alone (backslashes, underscores, stars) while rendering the text?"""
+    out = to_html(r"Is $a_1 * b_2 \\ c$ and $$x^*$$ *really* 2*pi?")
+    assert r"\(a_1 * b_2 \\ c\)" in out and r"\[x^*\]" in out and "2*pi" in out
+
+
+def test_moodle_description_lists_what_is_left_out(moodle):
+    """Does the Moodle file open with a description item naming the left-out items (not an XML comment)?"""
+    first = next(moodle.iter("question"))
+    assert first.get("type") == "description"
+    text = first.findtext("questiontext/text")
+    assert "proof-z" in text and "pe-dim0" in text and "quiz notebook" in text
 
 
 def test_description_says_what_each_export_leaves_out_and_why(written):
@@ -49,8 +121,9 @@ def test_description_says_what_each_export_leaves_out_and_why(written):
     assert "quiz notebook" in canvas_only
 
 
-def test_canvas_leaves_out_the_finely_toleranced_weight(written):
+def test_canvas_leaves_out_the_finely_toleranced_weight(written, moodle):
     """Is weight-21 missing from the Canvas quiz but present in the Moodle file?"""
     assert "Title: A softmax weight" not in written[0].read_text()
-    names = [q.findtext("name/text") for q in ET.parse(written[2]).getroot().iter("question")]
+    names = [q.findtext("name/text") for q in moodle.iter("question")]
     assert any(n.startswith("weight-21:") for n in names)
+    assert not re.search(r"^pe-dim0:", "\n".join(names), re.M)

@@ -100,3 +100,41 @@ def test_gradescope_layout_grades_key_blank_and_hostile(tmp_path, autograder_sou
     assert not marker.exists()
     hidden = [t for t in results["key"]["tests"] if t["max_score"]]
     assert hidden and all(t["visibility"] == "after_published" for t in hidden)
+
+
+@pytest.mark.parametrize("metadata, student, says", [
+    ({"users": [{"name": "A", "sid": "s123", "email": "a@x.edu"}]}, "s123", "Student ID"),
+    ({"users": [{"name": "A", "sid": "", "email": "a@x.edu"}]}, "a@x.edu", "email"),
+    ({"users": [{"name": "A"}]}, None, "no Student ID or email"),
+    ({"id": 1}, None, "no student"),
+    ("not json", None, "no student"),
+])
+def test_the_student_comes_from_gradescopes_metadata(tmp_path, metadata, student, says):
+    """Is the variant the roster's Student ID, else the email, else the notes' numbers, and said so?"""
+    text = metadata if isinstance(metadata, str) else json.dumps(metadata)
+    (tmp_path / "submission_metadata.json").write_text(text)
+    from attnlab.quiz.gradescope import student_id
+
+    found, whose = student_id(tmp_path)
+    assert found == student and says in whose
+
+
+def test_numeric_items_are_graded_with_the_submitters_numbers(tmp_path, write_quiz, key_answers, items):
+    """With Student ID s123 in the metadata, does s123's key score the numeric items, the notes' key
+    not, and does the report say whose numbers were used?"""
+    from attnlab.quiz.check import key_text
+
+    numeric = [i for i in items.values() if i.type == "numeric"]
+    own = {**key_answers, **{i.id: key_text(i, student="s123") for i in numeric}}
+    scores = {}
+    for name, answers in (("own", own), ("notes", key_answers)):
+        root = tmp_path / name
+        (root / "submission").mkdir(parents=True)
+        (root / "submission_metadata.json").write_text(json.dumps({"users": [{"sid": "s123"}]}))
+        write_quiz(root / "submission" / "quiz.ipynb", answers)
+        scores[name] = main(root=root)
+    full = sum(i.points for i in items.values() if i.type != "free")
+    assert scores["own"]["score"] == full
+    assert scores["notes"]["score"] == full - sum(i.points for i in numeric)
+    assert "student 's123' (the Student ID in Gradescope's submission metadata)" in scores["own"]["output"]
+    assert scores["own"]["extra_data"]["variant"] == "s123"

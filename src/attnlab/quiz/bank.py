@@ -1,4 +1,10 @@
-"""Load the hand-written question bank (``quiz/*.yaml``) into items and check it is well formed."""
+"""Load the hand-written question bank (``quiz/*.yaml``) into items and check it is well formed.
+
+Every field is checked against its item type (each type's module in ``kinds`` lists its fields): an
+unknown field, or one that the type does not use (a ``decimals`` on a choice item), is an error that
+names the file and the line.
+``definitions.yaml`` is not a list of items: it holds what ``verify`` derives the keys from.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +15,8 @@ from typing import Any
 
 import yaml
 
-TYPES = ("symbolic", "matrix", "numeric", "choice", "proof", "chain", "order", "free")
-REQUIRED_IDS = ("pe-dim0", "pe-dim1", "wavelength", "shift-block", "proof-q", "proof-kt",
-                "proof-a", "proof-z", "score-12")
-AUTO_GRADED = tuple(t for t in TYPES if t != "free")
-SIMPLEST_TYPES = ("symbolic", "matrix", "proof")
+COMMON = ("id", "type", "title", "points", "prompt", "practice", "explanation")
+DEFINITIONS_FILE = "definitions.yaml"
 # The copy of the bank that travels with the checker inside the quiz autograder zip
 SHIPPED_BANK = Path(__file__).resolve().parent / "quiz"
 
@@ -34,20 +37,24 @@ class Item:
     prompt: str
     points: float
     source: Path
-    key: Any = None  # answer text (symbolic, matrix, proof), number (numeric), labels (choice, order)
+    line: int = 0  # where the item starts in its file (1-based)
+    practice: bool = False  # practice: the key ships to students; graded: only the quiz autograder has it
+    key: Any = None  # answer text (symbolic, matrix, proof, chain end), quantity (numeric), labels
     symbols: dict[str, str] = field(default_factory=dict)  # name -> domain
-    tolerance: float = 0.0
-    variant: dict[str, Any] = field(default_factory=dict)  # numeric items recomputed per student
+    decimals: int = 0  # numeric: the precision the prompt asks for
+    notes: float | None = None  # numeric: the value the notes print for their own numbers
     options: dict[str, str] = field(default_factory=dict)  # choice options / order steps, by label
     option_feedback: dict[str, str] = field(default_factory=dict)
     feedback: tuple[Feedback, ...] = ()
     not_in_answer: dict[str, str] = field(default_factory=dict)  # proof: function -> why not
     start: str = ""  # chain: the given first expression
+    solution: str = ""  # chain: a worked chain from the start to the key
+    needs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # order: step -> steps it uses
     rubric: tuple[str, ...] = ()
     explanation: str = ""  # shown once the item is answered right (or for free response)
     simplest: str = ""  # the prompt asks for the simplest form of this quantity (e.g. Z')
-    practice: bool = False  # the key ships to students (self-check); otherwise only the autograder has it
-    withheld: bool = False  # a student copy of a graded item: no key here, the instructor grades it
+    holds: tuple[str, ...] = ()  # equations over ANSWER and the definitions that the key satisfies
+    where: dict[str, str] = field(default_factory=dict)  # answer symbols in terms of the definitions
 
     @property
     def variable(self) -> str:
@@ -58,6 +65,15 @@ class Item:
     def multiple(self) -> bool:
         """A choice item with several right options (select all that apply)."""
         return self.type == "choice" and isinstance(self.key, list)
+
+    @property
+    def tolerance(self) -> float:
+        """Half a unit of the last decimal the prompt asks for: an answer that rounds to the key."""
+        return 0.5 * 10.0 ** -self.decimals
+
+    @property
+    def where_defined(self) -> str:
+        return f"{self.source.name}, line {self.line}"
 
 
 class BankError(ValueError):
@@ -78,89 +94,130 @@ def load(folder: Path | None = None) -> dict[str, Item]:
     folder = Path(folder) if folder is not None else default_folder()
     items: dict[str, Item] = {}
     for path in sorted(folder.glob("*.yaml")):
-        entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-        if not isinstance(entries, list):
-            raise BankError(f"{path.name}: the file must be a list of items")
-        for entry in entries:
-            item = _item(entry, path)
+        if path.name == DEFINITIONS_FILE:
+            continue
+        for entry, lines in _entries(path):
+            item = _item(entry, lines, path)
             if item.id in items:
-                raise BankError(f"{path.name}: duplicate id {item.id!r}")
+                raise BankError(f"{path.name}, line {item.line}: duplicate id {item.id!r} "
+                                f"(first at {items[item.id].where_defined})")
             items[item.id] = item
     return items
 
 
-def _item(entry: dict[str, Any], path: Path) -> Item:
-    where = f"{path.name}: item {entry.get('id', '?')!r}"
+def _entries(path: Path) -> list[tuple[dict[str, Any], dict[str, int]]]:
+    """Each item of the file with the line of each of its fields (``""``: the item's own line)."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        entries = yaml.safe_load(text) or []
+        root = yaml.compose(text)
+    except yaml.YAMLError as err:
+        raise BankError(f"{path.name}: not valid YAML ({err})") from None
+    if not isinstance(entries, list):
+        raise BankError(f"{path.name}: the file must be a list of items")
+    out = []
+    for entry, node in zip(entries, root.value if root is not None else []):
+        line = node.start_mark.line + 1
+        if not isinstance(entry, dict):
+            raise BankError(f"{path.name}, line {line}: an item is a mapping of fields")
+        lines = {"": line}
+        for key_node, _ in node.value:
+            lines[str(key_node.value)] = key_node.start_mark.line + 1
+        out.append((entry, lines))
+    return out
+
+
+def _item(entry: dict[str, Any], lines: dict[str, int], path: Path) -> Item:
+    def where(name: str = "") -> str:
+        return f"{path.name}, line {lines.get(name, lines[''])}: item {entry.get('id', '?')!r}"
+
+    from .kinds import KINDS  # the types' own modules read answers with sympy: load them when needed
+
+    fields = {name: k.fields for name, k in KINDS.items()}
     for required in ("id", "type", "prompt", "points"):
         if required not in entry:
-            raise BankError(f"{where} lacks '{required}'")
-    if entry["type"] not in TYPES:
-        raise BankError(f"{where}: type must be one of {', '.join(TYPES)}")
+            raise BankError(f"{where()} lacks '{required}'")
+    kind = entry["type"]
+    if kind not in KINDS:
+        raise BankError(f"{where('type')}: type must be one of {', '.join(KINDS)}")
+    allowed = set(COMMON) | set(fields[kind])
+    for name in entry:
+        if name not in allowed:
+            users = [t for t, names in fields.items() if name in names]
+            why = f"'{name}' belongs to {', '.join(users)} items" if users else f"unknown field '{name}'"
+            raise BankError(f"{where(name)}: {why}, not to a {kind} item")
     variable = str(entry["id"]).replace("-", "_")
     if not variable.isidentifier() or keyword.iskeyword(variable):
-        raise BankError(f"{where}: an id is letters, digits, '-' and '_' (it names a notebook variable)")
-    if entry["type"] in AUTO_GRADED and "key" not in entry and not entry.get("withheld"):
-        raise BankError(f"{where} lacks 'key'")
-    options = entry.get("options", {}) or entry.get("steps", {})
-    known = set(Item.__dataclass_fields__) | {"steps"}
-    unknown = set(entry) - known
-    if unknown:
-        raise BankError(f"{where}: unknown fields {sorted(unknown)}")
+        raise BankError(f"{where('id')}: an id is letters, digits, '-' and '_' (it names a notebook variable)")
+    practice = entry.get("practice", False)
+    if not isinstance(practice, bool):
+        raise BankError(f"{where('practice')}: practice is true or false")
+    if KINDS[kind].has_key and "key" not in entry and practice:
+        raise BankError(f"{where()}: a practice item needs its 'key'")
+    decimals = entry.get("decimals", 0)
+    if kind == "numeric" and (not isinstance(decimals, int) or isinstance(decimals, bool) or decimals < 0):
+        raise BankError(f"{where('decimals')}: decimals is a whole number >= 0")
     simplest = entry.get("simplest") or ""
-    if simplest and entry["type"] not in SIMPLEST_TYPES:
-        raise BankError(f"{where}: 'simplest' applies to {', '.join(SIMPLEST_TYPES)} items")
     if simplest is True:
         simplest = "the expected answer"
+    holds = entry.get("holds", ())
+    holds = (holds,) if isinstance(holds, str) else tuple(str(h) for h in holds)
     return Item(
         id=str(entry["id"]),
-        type=entry["type"],
+        type=kind,
         title=entry.get("title", entry["id"]),
         prompt=entry["prompt"].strip(),
         points=float(entry["points"]),
         source=path,
+        line=lines[""],
+        practice=practice,
         key=entry.get("key"),
         symbols=dict(entry.get("symbols", {})),
-        tolerance=float(entry.get("tolerance", 0.0)),
-        variant=dict(entry.get("variant", {})),
-        options={str(k): str(v).strip() for k, v in options.items()},
+        decimals=int(decimals),
+        notes=float(entry["notes"]) if "notes" in entry else None,
+        options={str(k): str(v).strip() for k, v in (entry.get("options") or entry.get("steps") or {}).items()},
         option_feedback={str(k): str(v).strip() for k, v in entry.get("option_feedback", {}).items()},
         feedback=tuple(Feedback(str(f["answer"]), f["says"].strip()) for f in entry.get("feedback", [])),
         not_in_answer=dict(entry.get("not_in_answer", {})),
         start=str(entry.get("start", "")),
+        solution=str(entry.get("solution", "")),
+        needs={str(k): tuple(str(x) for x in v) for k, v in (entry.get("needs") or {}).items()},
         rubric=tuple(entry.get("rubric", [])),
         explanation=str(entry.get("explanation", "")).strip(),
         simplest=str(simplest),
-        practice=bool(entry.get("practice", False)),
-        withheld=bool(entry.get("withheld", False)),
+        holds=holds,
+        where={str(k): str(v) for k, v in entry.get("where", {}).items()},
     )
 
 
-class _BlockDumper(yaml.SafeDumper):
-    """Writes multi-line text as ``|`` blocks, as the hand-written bank does."""
+# ---- the student's copy ----------------------------------------------------------------------
 
-
-_BlockDumper.add_representer(str, lambda dumper, text: dumper.represent_scalar(
-    "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None))
-
-# What a graded item's student copy leaves out: the key and whatever gives it away
-WITHHELD_FIELDS = ("key", "explanation", "feedback", "option_feedback", "not_in_answer", "rubric")
+# What a graded item keeps in a student's copy: enough to show and read an answer, nothing that
+# gives the answer away (no key, known wrong answers, per-option reasons, explanation, derivation,
+# worked solution, step dependencies, rubric or the notes' value).
+STUDENT_FIELDS = ("id", "type", "title", "points", "prompt", "practice", "symbols", "decimals", "options",
+                  "steps", "start", "simplest")
+STUDENT_BANNER = ("# Student copy of {name}, written by attnlab.quiz.bank.student_copy from the instructor's bank;\n"
+                  "# graded items carry no key. Rebuild it from the bank, do not edit it.\n")
 
 
 def student_copy(*, bank_dir: Path, out_dir: Path) -> list[Path]:
-    """Write a student-safe copy of the bank in ``bank_dir`` to ``out_dir``: practice items whole,
-    graded items (every item without ``practice: true``) without their key. Comments are dropped too
-    (a bank's comments may work an answer out)."""
-    out_dir = Path(out_dir)
+    """Write a copy of the bank that is safe to give students: practice items whole, graded items
+    without their key or anything that reveals it. Returns the files written (``definitions.yaml``,
+    which holds no key, is copied as it is)."""
+    bank_dir, out_dir = Path(bank_dir), Path(out_dir)
+    load(bank_dir)  # refuse to copy a malformed bank
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for path in sorted(Path(bank_dir).glob("*.yaml")):
-        entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-        safe = [entry if entry.get("practice") else
-                {**{k: v for k, v in entry.items() if k not in WITHHELD_FIELDS}, "withheld": True}
-                for entry in entries]
+    for path in sorted(bank_dir.glob("*.yaml")):
         target = out_dir / path.name
-        target.write_text(f"# Student copy of quiz/{path.name} made by `attnlab build`: graded items carry no "
-                          "key. Edit the course's bank and rebuild.\n"
-                          + yaml.dump(safe, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        if path.name == DEFINITIONS_FILE:
+            target.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+        else:
+            entries = [entry if entry.get("practice") is True
+                       else {k: v for k, v in entry.items() if k in STUDENT_FIELDS}
+                       for entry, _ in _entries(path)]
+            text = yaml.safe_dump(entries, sort_keys=False, allow_unicode=True, width=100)
+            target.write_text(STUDENT_BANNER.format(name=path.name) + text, encoding="utf-8")
         written.append(target)
     return written

@@ -1,6 +1,8 @@
 """``attnlab quiz grade``: grade many quiz submissions statically into one folder.
 
-Writes ``RESULTS/<submission>/results.json`` (Gradescope's schema, see ``grading``) and
+A submission is named by the student's roster id (as ``attnlab grade`` matches it to the Canvas
+roster), so numeric items are graded with that student's numbers. Writes
+``RESULTS/<submission>/results.json`` (Gradescope's schema, see ``grading``) and
 ``RESULTS/quiz_grades.csv``: ``submission`` (the file name without extension), one column per
 auto-graded item id, ``total``.
 """
@@ -34,7 +36,8 @@ def main(*, submissions: list[Path], out: Path, progress: bool = True) -> dict[s
         task = bar.add_task("", total=len(files))
         for path in files:
             bar.update(task, description=path.name)
-            results[path.stem] = grade(submission=path)
+            results[path.stem] = grade(submission=path, student=path.stem,
+                                       whose=" (the submission's name, as on the roster)")
             write_atomic(out / path.stem / "results.json", json.dumps(results[path.stem], indent=1))
             bar.advance(task)
     write_atomic(out / "quiz_grades.csv", grades_csv(results))

@@ -10,6 +10,7 @@ import click
 from . import bank
 from .check import check as check_answer
 from .interactive import run as run_interactive
+from .variants import illustration
 from .verify import verify as run_verify
 
 
@@ -29,26 +30,54 @@ def quiz(ctx: click.Context, student: str | None, course: Path | None) -> None:
         run_interactive(items=bank.load(), student=student)
 
 
-@quiz.command("check")
+# An answer may begin with "-" (-sin(x), -1.5): unknown options are taken as answer text.
+@quiz.command("check", context_settings={"ignore_unknown_options": True})
 @click.argument("item_id", metavar="ID")
-@click.argument("answer")
-@click.option("--student", default=None, help="Student id for per-student numeric items.")
+@click.argument("answer", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.option("--student", default=None, help="Your student id as on the roster: numeric items use your numbers.")
 @click.pass_context
-def check_cmd(ctx: click.Context, item_id: str, answer: str, student: str | None) -> None:
-    """Check ANSWER to question ID: exit 0 right, 1 wrong, 2 unreadable."""
+def check_cmd(ctx: click.Context, item_id: str, answer: tuple[str, ...], student: str | None) -> None:
+    """Check ANSWER to question ID.
+
+    Exit 0 right (or graded by hand or by your instructor: no verdict here), 1 wrong, 2 unreadable,
+    3 a fault of the checker. An answer may start with "-" and may span several words.
+    """
     items = bank.load()
     if item_id not in items:
         click.echo(f"No question '{item_id}'. Try `attnlab quiz list`.", err=True)
         sys.exit(2)
-    verdict = check_answer(items[item_id], answer, student=student or (ctx.obj or {}).get("student"))
+    text = " ".join(answer)
+    verdict = check_answer(items[item_id], text, student=student or (ctx.obj or {}).get("student"))
     click.echo(verdict.message)
     sys.exit(verdict.exit_code)
 
 
+@quiz.command("show")
+@click.argument("item_id", metavar="ID")
+@click.option("--student", default=None, help="Your student id as on the roster: show your own numbers.")
+@click.pass_context
+def show_cmd(ctx: click.Context, item_id: str, student: str | None) -> None:
+    """Show question ID, with your own numbers for numeric questions."""
+    items = bank.load()
+    if item_id not in items:
+        click.echo(f"No question '{item_id}'. Try `attnlab quiz list`.", err=True)
+        sys.exit(2)
+    item = items[item_id]
+    who = student or (ctx.obj or {}).get("student")
+    click.echo(f"{item.title} ({item.points:g} pt)\n{illustration(student=who).render(item.prompt)}")
+    for label, text in item.options.items():
+        click.echo(f"  {label}) {text}")
+
+
 @quiz.command("verify")
-def verify_cmd() -> None:
-    """Prove the keys with sympy and check every item of the bank; exit 1 if anything fails."""
-    results = run_verify()
+@click.option("--bank", "folder", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="The bank folder to verify (default: the kit's quiz/).")
+def verify_cmd(folder: Path | None) -> None:
+    """Derive every key from the definitions and prove the facts behind them; exit 1 if anything fails."""
+    try:
+        results = run_verify(folder=folder)
+    except bank.BankError as err:
+        raise click.ClickException(str(err)) from None
     for r in results:
         mark = "ok  " if r.ok else "FAIL"
         click.echo(f"{mark} {r.name}" + (f"  ({r.detail})" if r.detail else ""))

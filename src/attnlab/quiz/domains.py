@@ -1,33 +1,64 @@
-"""What values a scalar symbol may take: its sympy assumptions and the points sampled from it."""
+"""What a symbol may stand for, and sample values that cover where two expressions can differ.
+
+Samples mix scales (small, medium and large magnitudes, both signs where allowed, and the domain's
+edge) so that a term which vanishes on small values, or only matters for large ones, is seen.
+The same seed gives the same values: a verdict never depends on when or where it is computed.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable
 
 import sympy as sp
+
+SCALES = (3.0, 100.0, 10_000.0)  # magnitudes sampled in turn
+
+
+def _real(r: random.Random, scale: float) -> Fraction:
+    return Fraction(r.uniform(-scale, scale))
+
+
+def _positive(r: random.Random, scale: float) -> Fraction:
+    return Fraction(r.uniform(0.0, scale)) or Fraction(1, 7)
+
+
+def _nonneg(r: random.Random, scale: float) -> Fraction:
+    return Fraction(r.uniform(0.0, scale)) if r.random() > 0.05 else Fraction(0)
+
+
+def _int(r: random.Random, scale: float) -> Fraction:
+    return Fraction(r.randint(-int(scale), int(scale)))
+
+
+def _nonneg_int(r: random.Random, scale: float) -> Fraction:
+    return Fraction(r.randint(0, int(scale)))
+
+
+def _even_pos_int(r: random.Random, scale: float) -> Fraction:
+    return Fraction(2 * r.randint(1, max(1, int(scale) // 2)))
 
 
 @dataclass(frozen=True)
 class Domain:
     name: str
     assumptions: dict[str, bool]
-    draw: Callable[[random.Random], float]
+    draw: Callable[[random.Random, float], Fraction]
     says: str  # for students: what values the symbol stands for
 
 
 DOMAINS: dict[str, Domain] = {
     d.name: d
     for d in [
-        Domain("real", {"real": True}, lambda r: r.uniform(-3.0, 3.0), "a real number"),
-        Domain("positive", {"positive": True}, lambda r: r.uniform(0.05, 3.0), "a number > 0"),
-        Domain("nonneg", {"nonnegative": True}, lambda r: r.uniform(0.0, 60.0), "a number >= 0"),
-        Domain("int", {"integer": True}, lambda r: float(r.randint(-12, 12)), "an integer"),
-        Domain("nonneg_int", {"integer": True, "nonnegative": True},
-               lambda r: float(r.randint(0, 12)), "an integer >= 0"),
-        Domain("even_pos_int", {"even": True, "positive": True},
-               lambda r: float(2 * r.randint(1, 64)), "an even integer > 0"),
+        Domain("real", {"real": True}, _real, "a real number"),
+        Domain("positive", {"positive": True}, _positive, "a number > 0"),
+        Domain("nonneg", {"nonnegative": True}, _nonneg, "a number >= 0"),
+        Domain("int", {"integer": True}, _int, "an integer"),
+        Domain("nonneg_int", {"integer": True, "nonnegative": True}, _nonneg_int, "an integer >= 0"),
+        Domain("even_pos_int", {"even": True, "positive": True}, _even_pos_int, "an even integer > 0"),
     ]
 }
 
@@ -39,7 +70,14 @@ def make_symbol(name: str, domain: str) -> sp.Symbol:
     return sp.Symbol(name, **DOMAINS[domain].assumptions)
 
 
-def sample(symbols: dict[sp.Symbol, str], count: int, *, seed: int = 0) -> list[dict[sp.Symbol, float]]:
-    """``count`` points, each symbol drawn from its domain; the same seed gives the same points."""
+def seed_of(*texts: str) -> int:
+    """A seed fixed by the texts (e.g. an item id and an answer): fresh per answer, equal on every run."""
+    digest = hashlib.sha256("\x00".join(texts).encode("utf-8", "surrogatepass")).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def sample(symbols: dict[sp.Symbol, str], count: int, *, seed: int) -> list[dict[sp.Symbol, Fraction]]:
+    """``count`` points, each symbol drawn from its domain at a scale that cycles through SCALES."""
     rng = random.Random(seed)
-    return [{s: DOMAINS[d].draw(rng) for s, d in symbols.items()} for _ in range(count)]
+    ordered = sorted(symbols.items(), key=lambda item: item[0].name)
+    return [{s: DOMAINS[d].draw(rng, SCALES[k % len(SCALES)]) for s, d in ordered} for k in range(count)]

@@ -35,11 +35,27 @@ def _nothing_graded(message: str) -> dict:
                        "visibility": "visible", "output": message}]}
 
 
+def student_id(root: Path) -> tuple[str | None, str]:
+    """The submitter's id from Gradescope's ``submission_metadata.json`` (the roster's Student ID,
+    else the email), and where it came from; (None, why) when there is none."""
+    try:
+        metadata = json.loads((Path(root) / "submission_metadata.json").read_text(encoding="utf-8"))
+        user = metadata["users"][0]
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None, " (no student in Gradescope's submission metadata)"
+    for field, what in (("sid", "Student ID"), ("email", "email")):
+        value = str(user.get(field) or "").strip() if isinstance(user, dict) else ""
+        if value:
+            return value, f" (the {what} in Gradescope's submission metadata)"
+    return None, " (no Student ID or email in Gradescope's submission metadata)"
+
+
 def main(*, root: Path = Path("/autograder")) -> dict:
     """Grade the submission under ``root`` and write ``root/results/results.json`` atomically."""
     root = Path(root)
     try:
-        results = grade(submission=find_submission(root / "submission"))
+        student, whose = student_id(root)
+        results = grade(submission=find_submission(root / "submission"), student=student, whose=whose)
     except ValueError as err:
         results = _nothing_graded(f"Nothing was graded: {err}.")
     except Exception as err:  # Gradescope must get a results file, whatever went wrong

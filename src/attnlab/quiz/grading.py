@@ -17,6 +17,7 @@ from typing import Any
 from .answers import Answer, Answers, Unreadable, read
 from .bank import Item
 from .check import RIGHT, bank_items, check_variable
+from .kinds import KINDS
 
 ENGINE = "attnlab-quiz"
 HIDDEN = "after_published"
@@ -24,11 +25,14 @@ HIDDEN = "after_published"
 
 def graded_items() -> list[Item]:
     """The items the autograder scores, in bank order (free response is graded by hand)."""
-    return [i for i in bank_items().values() if i.type != "free"]
+    return [i for i in bank_items().values() if KINDS[i.type].has_key]
 
 
-def grade(*, submission: Path) -> dict[str, Any]:
-    """Gradescope results for one quiz notebook or ``.py`` file, read without running it."""
+def grade(*, submission: Path, student: str | None = None, whose: str = "") -> dict[str, Any]:
+    """Gradescope results for one quiz notebook or ``.py`` file, read without running it.
+
+    Numeric items are graded with ``student``'s numbers (the notes' without one); ``whose`` says
+    where the id came from, for the report."""
     submission = Path(submission)
     try:
         answers = read(submission)
@@ -41,7 +45,7 @@ def grade(*, submission: Path) -> dict[str, Any]:
         tests.append({"name": f"{item.variable} (answered)", "score": 0, "max_score": 0,
                       "status": "passed" if answered else "failed", "visibility": "visible",
                       "output": says})
-        earned, feedback = _verdict(item, answer) if answered else (0.0, says)
+        earned, feedback = _verdict(item, answer, student) if answered else (0.0, says)
         scores[item.id], possible[item.id] = earned, item.points
         tests.append({"name": item.variable, "score": earned, "max_score": item.points,
                       "status": "passed" if earned else "failed", "visibility": HIDDEN,
@@ -50,6 +54,10 @@ def grade(*, submission: Path) -> dict[str, Any]:
     lines = [f"Read {submission.name} as text (nothing in it was run): {answered_count} of "
              f"{len(scores)} auto-graded questions answered. Feedback per question appears once "
              "grades are published; free-response questions are graded by hand."]
+    if student:
+        lines.append(f"Numeric questions are graded with the numbers of student {student!r}{whose}.")
+    else:
+        lines.append(f"Numeric questions are graded with the notes' own numbers{whose}.")
     lines += answers.notes
     return {
         "score": sum(scores.values()),
@@ -57,7 +65,7 @@ def grade(*, submission: Path) -> dict[str, Any]:
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
-        "extra_data": {"engine": ENGINE, "submission": submission.stem, "items": scores,
+        "extra_data": {"engine": ENGINE, "submission": submission.stem, "variant": student, "items": scores,
                        "possible": possible, "notes": answers.notes},
     }
 
@@ -70,10 +78,10 @@ def _answered(item: Item, answer: Answer) -> tuple[bool, str]:
     return True, "Answered."
 
 
-def _verdict(item: Item, answer: Answer) -> tuple[float, str]:
+def _verdict(item: Item, answer: Answer, student: str | None) -> tuple[float, str]:
     """The item's points and the checker's feedback (the checker caps each answer below a second)."""
     try:
-        verdict = check_variable(item.id, answer.text)
+        verdict = check_variable(item.id, answer.text, student=student)
     except Exception:  # a checker bug must cost one item, not the whole submission
         return 0.0, "This answer could not be checked; your instructor will look at it."
     return (item.points if verdict.status == RIGHT else 0.0), verdict.message

@@ -7,6 +7,7 @@ import sys
 
 from .bank import Item
 from .check import MANUAL, RIGHT, UNREADABLE, check
+from .kinds import KINDS
 from .variants import illustration
 
 TRIES = 3
@@ -18,7 +19,7 @@ def run(*, items: dict[str, Item], student: str | None = None, read: Callable[[]
     out = out or sys.stdout
     read = read or _read_line
     ill = illustration(student=student)
-    auto = [i for i in items.values() if i.type != "free"]
+    auto = [i for i in items.values() if KINDS[i.type].has_key]
     total = sum(i.points for i in auto)
     score = 0.0
     print("Attention Lab quiz. Type an answer and press Enter; an empty line skips; Ctrl-D quits.",
@@ -28,7 +29,7 @@ def run(*, items: dict[str, Item], student: str | None = None, read: Callable[[]
               file=out)
         for label, text in item.options.items():
             print(f"  {label}) {text}", file=out)
-        if item.type == "free":
+        if not KINDS[item.type].has_key:
             print(check(item, "").message, file=out)
             continue
         for _ in range(TRIES):

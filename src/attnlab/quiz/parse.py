@@ -50,28 +50,137 @@ FUNCTIONS: dict[str, Callable[[sp.Expr], sp.Expr]] = {
 }
 CONSTANTS = {"pi": sp.pi}
 # Typed symbols people paste from notes; mapped before parsing so the whitelist stays ASCII.
-_UNICODE = str.maketrans({"−": "-", "×": "*", "·": "*", "π": "pi", "√": "sqrt", "ᵀ": ".T"})
+_UNICODE = {"−": "-", "×": "*", "·": "*", "π": " pi ", "√": "sqrt", "ᵀ": ".T"}
 _CARET_T = re.compile(r"\^\s*T(?![A-Za-z0-9_])")
+# One token of an answer: a decimal number (no complex or hex literals), a name, or any other character.
+_TOKEN = re.compile(r"(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+                    r"|(?P<space>\s+)|(?P<other>.)", re.S)
+CALLABLE = ("softmax",)  # besides FUNCTIONS: names that a bracket after them calls rather than multiplies
 
 
 @dataclass(frozen=True)
 class Namespace:
     """What an answer to one item may name: scalar symbols, matrix symbols, softmax."""
 
-    scalars: dict[str, sp.Symbol] = field(default_factory=dict)
+    scalars: dict[str, sp.Basic] = field(default_factory=dict)
     matrices: dict[str, sp.MatrixSymbol] = field(default_factory=dict)
     softmax: bool = False
+    # Only for the bank's own definitions (never a student's answer): functions of several
+    # arguments, and 1x1 products read as numbers (a row times a column is a dot product).
+    defined: dict[str, Callable[..., sp.Basic]] = field(default_factory=dict)
+    dot_products: bool = False
+
+    def known(self) -> tuple[str, ...]:
+        """The names that stand for a value (not functions)."""
+        return (*self.scalars, *self.matrices, *CONSTANTS)
 
     def names(self) -> list[str]:
-        return sorted([*self.scalars, *self.matrices, *CONSTANTS, *FUNCTIONS]
+        return sorted([*self.scalars, *self.matrices, *CONSTANTS, *FUNCTIONS, *self.defined]
                       + (["softmax"] if self.softmax else []))
 
 
+@dataclass(frozen=True)
+class Source:
+    """The answer rewritten as Python syntax, and for each of its characters the student's own offset."""
+
+    text: str
+    origin: tuple[int, ...]
+    typed: str
+
+    def quote(self, start: int, end: int) -> str:
+        """What the student typed for ``text[start:end]``."""
+        if not self.origin or start >= len(self.origin):
+            return self.typed.strip()
+        first, last = self.origin[start], self.origin[max(start, min(end, len(self.origin)) - 1)]
+        return self.typed[first:last + 1].strip()
+
+
 def normalise(text: str) -> str:
-    """Map the spellings the SPEC allows onto Python syntax: ``^T`` first, then ``^`` as power."""
-    text = text.translate(_UNICODE)
-    text = _CARET_T.sub(".T", text)
-    return text.replace("^", "**")
+    """Map the spellings the SPEC allows onto Python syntax (``^T``, ``^``, implicit products)."""
+    return rewrite(text).text
+
+
+def rewrite(typed: str, callables: tuple[str, ...] = (), known: tuple[str, ...] = ()) -> Source:
+    """``typed`` as Python syntax: ``^T`` as ``.T``, then ``^`` as ``**``, then a ``*`` for each product
+    written by a space or by juxtaposition (``2 pi``, ``2i``, ``P A P^T``, ``sin(x)cos(x)``), and a
+    run of ``known`` names that splits one way only (``PAP^T``: ``P*A*P.T``) written out."""
+    chars: list[str] = []
+    origin: list[int] = []
+
+    def put(piece: str, at: int) -> None:
+        chars.extend(piece)
+        origin.extend([at] * len(piece))
+
+    pieces: list[tuple[str, int]] = []
+    for at, ch in enumerate(typed):
+        pieces.append((_UNICODE.get(ch, ch), at))
+    flat = "".join(p for p, _ in pieces)
+    flat_origin = [at for p, at in pieces for _ in p]
+    flat, flat_origin = _substitute(flat, flat_origin, _CARET_T, ".T")
+    flat, flat_origin = _substitute(flat, flat_origin, re.compile(r"\^"), "**")
+    previous = ""  # kind of the last token that was not a space: num, name, call, close, or other
+    for match in _TOKEN.finditer(flat):
+        kind, piece, at = match.lastgroup, match.group(), match.start()
+        if kind == "space":
+            put(piece, flat_origin[at])
+            continue
+        opens = kind == "other" and piece == "("
+        if previous in ("num", "name", "close") and (kind in ("num", "name") or opens):
+            if not (kind == "num" and previous == "num"):  # "2 3" stays an error, not 6
+                put("*", flat_origin[at])
+        ways = splits(piece, known) if kind == "name" and piece not in known and piece not in callables \
+            and piece not in FUNCTIONS and piece not in CALLABLE and not "".join(chars).rstrip().endswith(".") else []
+        if len(ways) == 1:
+            offset = 0
+            for n, part in enumerate(ways[0]):
+                put(("*" if n else "") + part, flat_origin[at + offset])
+                offset += len(part)
+            piece = ways[0][-1]
+        else:
+            put(piece, flat_origin[at])
+        if kind == "name":
+            previous = "call" if piece in FUNCTIONS or piece in CALLABLE or piece in callables else "name"
+        elif kind == "num":
+            previous = "num"
+        elif piece == ")":
+            previous = "close"
+        else:
+            previous = "other"
+    return Source("".join(chars), tuple(origin), typed)
+
+
+def splits(name: str, known: tuple[str, ...], limit: int = 2) -> list[list[str]]:
+    """The ways ``name`` reads as known names written together (`PAP`: P A P), at most ``limit``."""
+    found: list[list[str]] = []
+
+    def walk(rest: str, parts: list[str]) -> None:
+        if len(found) >= limit or len(parts) > 12:
+            return
+        if not rest:
+            if len(parts) > 1:
+                found.append(parts)
+            return
+        for n in known:
+            if rest.startswith(n):
+                walk(rest[len(n):], [*parts, n])
+
+    walk(name, [])
+    return found
+
+
+def _substitute(text: str, origin: list[int], pattern: re.Pattern, by: str) -> tuple[str, list[int]]:
+    out: list[str] = []
+    where: list[int] = []
+    last = 0
+    for match in pattern.finditer(text):
+        out.append(text[last:match.start()])
+        where.extend(origin[last:match.start()])
+        out.append(by)
+        where.extend([origin[match.start()]] * len(by))
+        last = match.end()
+    out.append(text[last:])
+    where.extend(origin[last:])
+    return "".join(out), where
 
 
 def parse(text: str, ns: Namespace):
@@ -80,21 +189,22 @@ def parse(text: str, ns: Namespace):
         raise Unreadable("an answer is text")
     if len(text) > MAX_LENGTH:
         raise Unreadable(f"the answer is longer than {MAX_LENGTH} characters")
-    source = normalise(text).strip()
-    if not source:
+    if not text.strip():
         raise Unreadable("the answer is empty")
+    source = rewrite(text, tuple(ns.defined), ns.known())
     try:
-        tree = ast.parse(source, mode="eval")
+        tree = ast.parse(source.text.strip(), mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        raise Unreadable(f"this is not a formula I can read ({_syntax_hint(exc)})") from None
+        raise Unreadable(f"'{_shorten(text.strip())}' is not a formula I can read ({_syntax_hint(exc)})") from None
     _check_shape(tree)
     try:
-        return _Builder(ns).build(tree.body)
+        return _Builder(ns, source).build(tree.body)
     except Unreadable:
         raise
-    except (TypeError, ValueError, ArithmeticError, AttributeError, RecursionError) as exc:
+    except (TypeError, ValueError, ArithmeticError, AttributeError, RecursionError):
         # sympy rejects ill-formed combinations (a matrix plus a number, mismatched shapes) this way
-        raise Unreadable(f"these parts do not combine: {exc}") from None
+        raise Unreadable(f"in '{_shorten(text.strip())}' the parts do not combine (a matrix with a number, "
+                         "or matrices whose shapes do not fit)") from None
 
 
 def _syntax_hint(exc: BaseException) -> str:
@@ -120,19 +230,36 @@ def _check_shape(tree: ast.AST) -> None:
 class _Builder:
     """Translate a checked ``ast`` tree into sympy, one whitelisted node type at a time."""
 
-    def __init__(self, ns: Namespace):
+    def __init__(self, ns: Namespace, source: Source):
         self.ns = ns
+        self.source = source
+        # ast counts columns in UTF-8 bytes from the stripped text; quotes count characters
+        self.offset = len(source.text) - len(source.text.lstrip())
+        self.lines = source.text.strip().split("\n")
+
+    def typed(self, node: ast.AST) -> str:
+        """The student's own text for ``node``."""
+        try:
+            start = self._char(node.lineno, node.col_offset)
+            end = self._char(node.end_lineno, node.end_col_offset)
+        except (AttributeError, TypeError, IndexError):
+            return _describe(node)
+        return _shorten(self.source.quote(self.offset + start, self.offset + end))
+
+    def _char(self, line: int, byte: int) -> int:
+        before = sum(len(text) + 1 for text in self.lines[: line - 1])
+        return before + len(self.lines[line - 1].encode()[:byte].decode(errors="ignore"))
 
     def build(self, node: ast.AST):
         method = getattr(self, f"_{type(node).__name__}", None)
         if method is None:
-            raise Unreadable(f"'{_describe(node)}' is not allowed in an answer")
+            raise Unreadable(f"'{self.typed(node)}' is not allowed in an answer")
         return method(node)
 
     def _Constant(self, node: ast.Constant):
         value = node.value
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise Unreadable(f"'{_describe(node)}' is not a number I accept")
+            raise Unreadable(f"'{self.typed(node)}' is not a number I accept")
         if isinstance(value, int):
             if abs(value) >= 10**MAX_INT_DIGITS:
                 raise Unreadable("a number in the answer is too large")
@@ -147,10 +274,12 @@ class _Builder:
         for table in (self.ns.scalars, self.ns.matrices, CONSTANTS):
             if name in table:
                 return table[name]
-        if name in FUNCTIONS or name == "softmax":
+        if name in FUNCTIONS or name == "softmax" or name in self.ns.defined:
             raise Unreadable(f"'{name}' is a function: write {name}(...)")
+        ways = splits(name, self.ns.known())
+        hint = f" (write a space between factors: {' or '.join(' '.join(s) for s in ways)})" if ways else ""
         allowed = ", ".join(self.ns.names())
-        raise Unreadable(f"unknown name '{name}'; this question knows: {allowed}")
+        raise Unreadable(f"unknown name '{name}'{hint}; this question knows: {allowed}")
 
     def _UnaryOp(self, node: ast.UnaryOp):
         operand = self.build(node.operand)
@@ -158,7 +287,7 @@ class _Builder:
             return -operand
         if isinstance(node.op, ast.UAdd):
             return operand
-        raise Unreadable(f"the operator in '{_describe(node)}' is not allowed")
+        raise Unreadable(f"the operator in '{self.typed(node)}' is not allowed")
 
     def _BinOp(self, node: ast.BinOp):
         left, right = self.build(node.left), self.build(node.right)
@@ -175,13 +304,16 @@ class _Builder:
             return left / right
         if isinstance(op, ast.Pow):
             return self._power(left, right)
-        raise Unreadable(f"the operator in '{_describe(node)}' is not allowed")
+        raise Unreadable(f"the operator in '{self.typed(node)}' is not allowed")
 
     def _product(self, left, right):
         if _is_matrix(left) and _is_matrix(right):
             if left.shape[1] != right.shape[0] and _concrete(left.shape[1], right.shape[0]):
                 raise Unreadable(f"a {_dims(left)} matrix cannot multiply a {_dims(right)} matrix")
-            return sp.MatMul(left, right).doit(deep=False) if _symbolic(left, right) else left * right
+            if _symbolic(left, right):
+                return sp.MatMul(left, right).doit(deep=False)
+            product = left * right
+            return product[0, 0] if self.ns.dot_products and product.shape == (1, 1) else product
         return left * right
 
     def _power(self, base, exponent):
@@ -206,8 +338,10 @@ class _Builder:
 
     def _Call(self, node: ast.Call):
         if not isinstance(node.func, ast.Name):
-            raise Unreadable(f"'{_describe(node.func)}' cannot be called")
+            raise Unreadable(f"'{self.typed(node.func)}' cannot be called")
         name = node.func.id
+        if name in self.ns.defined and not node.keywords:
+            return self.ns.defined[name](*[self.build(a) for a in node.args])
         if node.keywords or len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
             raise Unreadable(f"{name}(...) takes exactly one argument")
         if name == "softmax" and self.ns.softmax:
@@ -257,7 +391,8 @@ def _is_matrix(obj) -> bool:
 
 
 def _symbolic(*objs) -> bool:
-    return any(isinstance(o, MatrixExpr) for o in objs)
+    """Any matrix symbol or expression of them (an explicit matrix is a MatrixExpr to sympy, too)."""
+    return any(isinstance(o, MatrixExpr) and not isinstance(o, sp.MatrixBase) for o in objs)
 
 
 def _concrete(*dims) -> bool:
@@ -266,6 +401,10 @@ def _concrete(*dims) -> bool:
 
 def _dims(m) -> str:
     return f"{m.shape[0]}x{m.shape[1]}"
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _describe(node: ast.AST) -> str:

@@ -1,72 +1,89 @@
-"""Per-student numbers for the 2-D attention illustration of note 000, reproducible from a seed.
+"""Per-student numbers for the numeric illustration, reproducible from the student's id.
 
-With no seed the numbers are the notes' own (X1 = [0.10, 1.30], X2 = [1.74, 0.64], W_Q, W_K as
-printed); with a seed such as a student id every student gets other inputs, and the key is
-recomputed from them, never pasted.
+Without an id the numbers are the notes' own (``quiz/definitions.yaml``: ``illustration.inputs``);
+with one, each input is redrawn as ``illustration.variants`` says, from a generator seeded by the
+id, until every quantity listed under ``nontrivial`` keeps two significant digits away from 0 and 1
+at its decimals. Keys are recomputed from the numbers, never pasted.
 """
 
 from __future__ import annotations
 
-import hashlib
+import random
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
-import numpy as np
+import sympy as sp
 
-NOTES = {
-    "X": np.array([[0.10, 1.30], [1.74, 0.64]]),
-    "W_Q": np.array([[1.0, 2.0], [3.0, 1.0]]),
-    "W_K": np.array([[2.0, 1.0], [1.0, 3.0]]),
-}
-_PLACEHOLDER = re.compile(r"<<(X1|X2|W_Q|W_K)>>")
+from .definitions import Definitions, illustration_values, load, matrix
+from .domains import seed_of
+
+MAX_DRAWS = 1000
+_PLACEHOLDER = re.compile(r"<<([A-Za-z_][A-Za-z0-9_]*)>>")
 
 
 @dataclass(frozen=True)
 class Illustration:
-    """The inputs of the illustration and what follows from them (row-vector convention)."""
+    """The inputs of the illustration and every quantity that follows from them."""
 
-    X: np.ndarray
-    W_Q: np.ndarray
-    W_K: np.ndarray
+    inputs: dict[str, Any]
+    values: dict[str, sp.Expr]
+    student: str | None = None
 
-    @property
-    def scores(self) -> np.ndarray:
-        """Raw, unscaled scores: Score(i, j) = Q_i . K_j."""
-        return (self.X @ self.W_Q) @ (self.X @ self.W_K).T
-
-    @property
-    def weights(self) -> np.ndarray:
-        s = self.scores
-        e = np.exp(s - s.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
-
-    def value(self, quantity: str, row: int, col: int) -> float:
-        """``score`` or ``weight`` at 1-based (row, col), as the notes number words."""
-        table = {"score": self.scores, "weight": self.weights}[quantity]
-        return float(table[row - 1, col - 1])
+    def value(self, quantity: str) -> float:
+        return float(sp.N(self.values[quantity], 30))
 
     def render(self, prompt: str) -> str:
-        """The prompt with ``<<X1>>``, ``<<X2>>``, ``<<W_Q>>``, ``<<W_K>>`` filled in."""
-        values = {"X1": _vector(self.X[0]), "X2": _vector(self.X[1]),
-                  "W_Q": _matrix(self.W_Q), "W_K": _matrix(self.W_K)}
-        return _PLACEHOLDER.sub(lambda m: values[m.group(1)], prompt)
+        """The prompt with ``<<NAME>>`` replaced by the input NAME (a row as [a, b], a matrix in LaTeX)."""
+        def fill(match: re.Match) -> str:
+            name = match.group(1)
+            return _show(self.inputs[name]) if name in self.inputs else match.group(0)
+        return _PLACEHOLDER.sub(fill, prompt)
 
 
-def illustration(*, student: str | None = None) -> Illustration:
-    """The notes' numbers, or a student's own: two-decimal inputs, small integer weights."""
-    if not student:
-        return Illustration(**NOTES)
-    digest = hashlib.sha256(f"attnlab-quiz:{student}".encode()).digest()
-    rng = np.random.default_rng(int.from_bytes(digest[:8], "big"))
-    X = np.round(rng.uniform(0.0, 2.0, size=(2, 2)), 2)
-    W_Q, W_K = (rng.integers(1, 4, size=(2, 2)).astype(float) for _ in range(2))
-    return Illustration(X=X, W_Q=W_Q, W_K=W_K)
+def illustration(*, student: str | None = None, defs: Definitions | None = None) -> Illustration:
+    """The notes' numbers, or the numbers of ``student`` (an id as on the course roster)."""
+    return _illustration(student or None, defs or load())
 
 
-def _vector(v: np.ndarray) -> str:
-    return "[" + ", ".join(f"{x:.2f}" for x in v) + "]"
+@lru_cache(maxsize=256)
+def _illustration(student: str | None, defs: Definitions) -> Illustration:
+    spec = defs.illustration
+    if spec is None:
+        return Illustration(inputs={}, values={}, student=student)
+    if student is None:
+        return Illustration(spec.inputs, illustration_values(defs, spec.inputs), None)
+    for attempt in range(MAX_DRAWS):
+        rng = random.Random(seed_of("attnlab-quiz-variant", student, str(attempt)))
+        inputs = {name: _draw(rng, spec.inputs[name], how) for name, how in spec.variants.items()}
+        inputs = {**spec.inputs, **inputs}
+        values = illustration_values(defs, inputs)
+        if all(nontrivial(values[q], d) for q, d in spec.nontrivial.items()):
+            return Illustration(inputs, values, student)
+    raise RuntimeError(f"no variant for {student!r} keeps {sorted(spec.nontrivial)} nontrivial")
 
 
-def _matrix(m: np.ndarray) -> str:
-    rows = r" \\ ".join(" & ".join(f"{x:g}" for x in row) for row in m)
+def nontrivial(value: sp.Expr, decimals: int) -> bool:
+    """Two significant digits at ``decimals``, away from 0 and from 1 (a weight of 1.00000 is trivial)."""
+    x = abs(float(sp.N(value, 30)))
+    floor = 10.0 ** (1 - decimals)
+    return x >= floor and abs(1 - x) >= floor
+
+
+def _draw(rng: random.Random, shape_of: Any, how: dict[str, Any]) -> list[list[Any]]:
+    rows, cols = len(shape_of), len(shape_of[0])
+    if "uniform" in how:
+        low, high = how["uniform"]
+        places = int(how.get("decimals", 2))
+        return [[round(rng.uniform(low, high), places) for _ in range(cols)] for _ in range(rows)]
+    low, high = how["integers"]
+    return [[rng.randint(int(low), int(high)) for _ in range(cols)] for _ in range(rows)]
+
+
+def _show(value: Any) -> str:
+    m = matrix(value)
+    if m.rows == 1:
+        return "[" + ", ".join(f"{float(x):.2f}" for x in m) + "]"
+    rows = r" \\ ".join(" & ".join(f"{float(x):g}" for x in m.row(r)) for r in range(m.rows))
     return r"\begin{pmatrix} " + rows + r" \end{pmatrix}"

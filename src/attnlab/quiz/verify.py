@@ -1,7 +1,13 @@
-"""``attnlab quiz verify``: sympy proves the facts the keys rest on, and every item is checked.
+"""``attnlab quiz verify``: every key derived from the definitions, and the facts they rest on proved.
 
-Each proof is exact (symbolic matrices, exact arithmetic); nothing here samples or rounds except
-the numeric keys, which are compared with the notes' corrected values.
+The facts (softmax commutes with permutations, self-attention is equivariant, P^T P = I, PE breaks
+equivariance) are proved exactly with symbolic matrices. Each item's key is then derived from
+``quiz/definitions.yaml``: its ``holds`` equations (over ANSWER, the key) must hold on the
+symbols' domains, with the symbols' domains those of the definitions; a proof key must hold in
+random worlds (sizes, inputs, permutation, d_k) built from the matrix definitions; a numeric key
+must hold for the notes' numbers and for many students' variants, match the value the notes
+print at the decimals the prompt asks for, and stay nontrivial in every variant. Every key must
+also grade right, and every known wrong answer wrong.
 """
 
 from __future__ import annotations
@@ -13,8 +19,8 @@ from typing import Callable
 
 import sympy as sp
 
-from . import bank, check
-from .parse import parse
+from . import bank, check, definitions
+from .kinds import KINDS
 
 
 @dataclass(frozen=True)
@@ -81,38 +87,6 @@ def permutations_are_orthogonal() -> Result:
     return Result("P^T P = I", True, "every permutation, n = 3, 4")
 
 
-def shift_is_a_rotation(items: dict[str, bank.Item]) -> Result:
-    """PE(pos+k) = M(k) PE(pos) for one pair, with M(k) the bank's key of ``shift-block``."""
-    item = items["shift-block"]
-    M = parse(str(item.key), check.namespace(item))
-    pos, k, w = sp.symbols("pos k w", real=True)
-    pe = lambda p: sp.Matrix([sp.sin(w * p), sp.cos(w * p)])  # noqa: E731 - one pair
-    M = M.xreplace({s: {"k": k, "w": w}[s.name] for s in M.free_symbols})
-    residual = (pe(pos + k) - M * pe(pos)).applyfunc(lambda e: sp.simplify(sp.expand_trig(e)))
-    ok = residual == sp.zeros(2, 1)
-    return Result("PE(pos+k) = M(k) PE(pos)", ok, "the shift-block key, symbolic pos, k, w")
-
-
-def rope_is_relative(items: dict[str, bank.Item]) -> Result:
-    """<R(m) q, R(n) k> depends on n - m only, and equals the bank's key of ``rope-relative``."""
-    q1, q2, k1, k2, m, n, theta, r = sp.symbols("q1 q2 k1 k2 m n theta r", real=True)
-
-    def R(t):
-        return sp.Matrix([[sp.cos(t * theta), -sp.sin(t * theta)], [sp.sin(t * theta), sp.cos(t * theta)]])
-
-    score = ((R(m) * sp.Matrix([q1, q2])).T * (R(n) * sp.Matrix([k1, k2])))[0]
-    shifted = sp.simplify(sp.expand_trig(score.subs(n, m + r)))
-    if shifted.has(m):
-        return Result("RoPE: <R(m)q, R(n)k> depends on n - m only", False, str(shifted))
-    item = items["rope-relative"]
-    key = parse(str(item.key), check.namespace(item))
-    key = key.xreplace({s: {"q1": q1, "q2": q2, "k1": k1, "k2": k2, "m": m, "n": n,
-                            "theta": theta}[s.name] for s in key.free_symbols})
-    ok = sp.simplify(sp.expand_trig(score - key)) == 0
-    return Result("RoPE: <R(m)q, R(n)k> depends on n - m only", ok,
-                  "and equals the rope-relative key" if ok else "the rope-relative key differs")
-
-
 def pe_breaks_equivariance() -> Result:
     """A counterexample: with X = E + PE, permuting the tokens does not permute the output."""
     E = sp.Matrix([[1, 0], [0, 1], [1, 1]])
@@ -125,38 +99,41 @@ def pe_breaks_equivariance() -> Result:
                   f"swap tokens 1 and 2, W = I: max |Z(P E + PE) - P Z(E + PE)| = {size:.3f}")
 
 
-def bank_is_sound(items: dict[str, bank.Item]) -> list[Result]:
-    """Required ids present; every key is read and right; every known wrong answer is wrong."""
-    out = [Result("required ids", not (missing := [i for i in bank.REQUIRED_IDS if i not in items]),
-                  f"missing {missing}" if missing else f"{len(bank.REQUIRED_IDS)} present")]
-    for item in items.values():
-        out.append(_item_sound(item))
-    notes_score = check.numeric_key(items["score-12"])
-    out.append(Result("score-12 = 21.97 for the notes' numbers", abs(notes_score - 21.97) < 1e-9,
-                      f"{notes_score:.6f}"))
-    notes_weight = check.numeric_key(items["weight-21"])
-    out.append(Result("weight-21 rounds to 0.00028", round(notes_weight, 5) == 0.00028,
-                      f"{notes_weight:.7f}"))
-    return out
-
-
-def _item_sound(item: bank.Item) -> Result:
-    name = f"item {item.id}"
+def _item_sound(item: bank.Item, defs: definitions.Definitions) -> Result:
+    name = f"item {item.id} ({item.where_defined})"
     try:
-        if item.type == "free":
-            return Result(name, bool(item.rubric), "has a rubric" if item.rubric else "no rubric")
-        if item.type in ("choice", "order"):
-            keys = item.key if isinstance(item.key, list) else [item.key]
-            bad = [k for k in keys if k not in item.options]
-            return Result(name, not bad, f"keys not among the options: {bad}" if bad else "")
-        if check.check(item, check.key_text(item)).status != check.RIGHT:
-            return Result(name, False, "its own key is not graded right")
-        for known in item.feedback:
-            if item.type != "numeric" and check.check(item, known.answer).status != check.WRONG:
-                return Result(name, False, f"the known wrong answer {known.answer!r} is not wrong")
-    except Exception as exc:  # report a broken item, keep verifying the others
-        return Result(name, False, f"{type(exc).__name__}: {exc}")
-    return Result(name, True)
+        problem = _problem(item, defs)
+    except Exception as exc:  # noqa: BLE001 - report a broken item, keep verifying the others
+        problem = f"{type(exc).__name__}: {exc}"
+    return Result(name, problem is None, problem or "")
+
+
+def _problem(item: bank.Item, defs: definitions.Definitions) -> str | None:
+    """What is wrong with the item, or None: its type derives the key, then the key must grade right."""
+    kind = KINDS[item.type]
+    if not kind.has_key:
+        return kind.verify(item, defs)
+    if item.key is None:
+        return "no key"
+    if "holds" in kind.fields and not item.holds:
+        return "states no derivation ('holds'): its key would only be graded against itself"
+    if "simplest" in kind.fields and bool(item.simplest) != ("simplest" in item.prompt.lower()):
+        return "'simplest' must be set exactly when the prompt asks for the simplest form"
+    return kind.verify(item, defs) or _grades_its_key(item)
+
+
+def _grades_its_key(item: bank.Item) -> str | None:
+    if check.check(item, check.key_text(item)).status != check.RIGHT:
+        return "its own key is not graded right"
+    for known in item.feedback:
+        if not KINDS[item.type].per_student and check.check(item, known.answer).status != check.WRONG:
+            return f"the known wrong answer {known.answer!r} is not graded wrong"
+    return None
+
+
+def required_ids(items: dict[str, bank.Item], defs: definitions.Definitions) -> Result:
+    missing = [i for i in defs.required if i not in items]
+    return Result("required ids", not missing, f"missing {missing}" if missing else f"{len(defs.required)} present")
 
 
 PROOFS: tuple[Callable[[], Result], ...] = (
@@ -165,8 +142,9 @@ PROOFS: tuple[Callable[[], Result], ...] = (
 
 
 def verify(*, folder: Path | None = None) -> list[Result]:
-    """Every proof and every item check; the bank from ``folder`` (default: the kit's quiz/)."""
+    """Every proof and every item's derivation; the bank from ``folder`` (default: the kit's quiz/)."""
     items = bank.load(folder)
+    defs = definitions.load(folder)
     results = [p() for p in PROOFS]
-    results += [shift_is_a_rotation(items), rope_is_relative(items)]
-    return results + bank_is_sound(items)
+    results.append(required_ids(items, defs))
+    return results + [_item_sound(item, defs) for item in items.values()]

@@ -1,0 +1,114 @@
+"""Numeric items: a number computed from the illustration's quantities, to the decimals the prompt
+asks for; each student's key comes from their own numbers."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+import mpmath
+import sympy as sp
+
+from ..bank import Item
+from ..definitions import load as load_definitions
+from ..definitions import matrix
+from ..equivalence import value as number_value
+from ..parse import Namespace, Unreadable, parse
+from ..variants import illustration, nontrivial
+from ..verdict import UNREADABLE, Verdict, quote, right, wrong
+from .base import Element, Kind, Writer
+from .common import sides
+
+VARIANTS_CHECKED = 60  # students whose numbers verify derives every numeric key for
+MIN_CANVAS_TOLERANCE = 1e-4  # text2qti writes numeric bounds with 4 decimals
+_DECIMALS = re.compile(r"\bto (\d+) decimals?\b")
+
+
+@lru_cache(maxsize=1)
+def quantities() -> Namespace:
+    """A numeric key names the illustration's quantities (``quiz/definitions.yaml``)."""
+    spec = load_definitions().illustration
+    return Namespace(scalars={n: sp.Symbol(n) for n in (spec.quantities if spec else {})})
+
+
+def numeric_key(item: Item, *, student: str | None = None) -> float:
+    """The item's key, computed from the (student's) illustration numbers."""
+    return value_of(parse(str(item.key), quantities()), student)
+
+
+def value_of(expr, student: str | None) -> float:
+    ill = illustration(student=student)
+    return float(sp.N(expr.xreplace({sym: ill.values[sym.name] for sym in expr.free_symbols}), 30))
+
+
+def within(value: float, key: float, item: Item) -> bool:
+    """Does ``value`` round to ``key`` at the item's decimals (half a unit of the last decimal)?"""
+    return abs(value - key) <= item.tolerance * (1 + 1e-9)
+
+
+class Numeric(Kind):
+    fields = ("key", "decimals", "notes", "feedback", "holds", "where")
+    syntax = ("a number to the decimals the question asks for, e.g. `12.34` (arithmetic such as "
+              "`4*4.12 + 1.5*3.66` is fine).")
+    moodle_type = "numerical"
+    per_student = True
+
+    def read(self, item: Item, answer: str) -> Any:
+        got = parse(answer, Namespace())
+        if not (isinstance(got, sp.Expr) and got.is_number):
+            raise Unreadable("a number is expected")
+        return got
+
+    def key_text(self, item: Item, student: str | None = None) -> str:
+        return "" if item.key is None else f"{numeric_key(item, student=student):.12g}"
+
+    def check(self, item: Item, answer: str, student: str | None) -> Verdict:
+        got = self.read(item, answer)
+        with mpmath.workdps(30):
+            number = number_value(got, {})  # bounded: a tower of exponentials has no value, fast
+        if number is None and got.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+            return wrong(f"'{quote(answer)}' is not a finite number.")
+        if number is None:
+            return Verdict(UNREADABLE, f"Cannot read this answer: '{quote(answer)}' is too large to evaluate.")
+        value = complex(number)
+        if value.imag == 0 and within(value.real, numeric_key(item, student=student), item):
+            return right(item)
+        for known in item.feedback:
+            if value.imag == 0 and within(value.real, value_of(parse(known.answer, quantities()), student), item):
+                return wrong(known.says)
+        return wrong(f"recompute it step by step with your own numbers; the question asks for "
+                     f"{item.decimals} decimals.")
+
+    def canvas(self, item: Item, text: Writer) -> list[str] | None:
+        if item.tolerance < MIN_CANVAS_TOLERANCE:
+            return None
+        return [f"=   {numeric_key(item):.6g} +- {item.tolerance:g}"]
+
+    def moodle(self, item: Item, element: Element) -> list[str] | None:
+        return [f'<answer fraction="100" format="moodle_auto_format"><text>{numeric_key(item):.10g}</text>'
+                f"<tolerance>{item.tolerance:g}</tolerance></answer>"]
+
+    def verify(self, item: Item, defs: Any) -> str | None:
+        """For the notes' numbers and many students': the key satisfies ``holds``, stays nontrivial at
+        the decimals the prompt states, and (notes' numbers) rounds to the value the notes print."""
+        stated = _DECIMALS.findall(item.prompt)
+        if stated != [str(item.decimals)]:
+            return (f"the prompt asks for {' and '.join(stated) or 'no stated number of'} decimals but "
+                    f"the item grades to {item.decimals}: say 'to {item.decimals} decimals' in the prompt")
+        for student in [None, *(f"verify-{k}" for k in range(VARIANTS_CHECKED))]:
+            ill = illustration(student=student)
+            key = numeric_key(item, student=student)
+            inputs = {name: matrix(value) for name, value in ill.inputs.items()}
+            ns = Namespace(scalars={**inputs, "ANSWER": sp.Float(key, 30)}, dot_products=True)
+            who = "the notes' numbers" if student is None else f"student {student!r}"
+            for equation in item.holds:
+                left, right_side = (float(sp.N(parse(side, ns), 30)) for side in sides(equation))
+                if abs(left - right_side) > 1e-9 * max(1.0, abs(left), abs(right_side)):
+                    return f"the key does not satisfy {equation} for {who}: {left:.10g} vs {right_side:.10g}"
+            if not nontrivial(sp.Float(key, 30), item.decimals):
+                return f"{who} make it trivial: the key is {key:.{item.decimals}f} at {item.decimals} decimals"
+            if student is None and (item.notes is None or abs(round(key, item.decimals) - item.notes) > 1e-12):
+                return (f"for the notes' numbers the key rounds to {key:.{item.decimals}f}, but 'notes' "
+                        f"says {item.notes}")
+        return None
