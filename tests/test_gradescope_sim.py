@@ -13,7 +13,8 @@ pytestmark = [pytest.mark.slow,
 FIXTURES = paths.kit_root() / "tests" / "fixtures" / "grade"
 # a few attacks that target the container itself; tests/grade/test_hostile.py runs the whole corpus
 ATTACKS = ["read_and_print_tests", "fake_results_json", "patch_numpy_testing", "kill_parent",
-           "child_in_new_session"]
+           "child_in_new_session", "reads_autograder_folder", "malformed_frames"]
+PAIRS = ["introspects_probes", "mutates_after_answering"]
 
 
 def _grade(dist, tmp_path, name, text):
@@ -62,19 +63,40 @@ def test_does_no_attack_beat_its_honest_twin_in_the_container(dist, tmp_path, tw
     assert not [line for line in _hidden_lines() if line in shown]
 
 
-def test_does_nothing_linger_after_the_container_run(dist, tmp_path):
-    twin = (FIXTURES / "twin.py").read_text()
-    _grade(dist, tmp_path, "child", twin + "\n\n" + (FIXTURES / "hostile" / "child_in_new_session.py").read_text())
-    from attnlab.grade.worker import UID_RANGE
+def test_is_nothing_of_the_autograder_folder_visible_to_the_submission(dist, tmp_path):
+    text = (FIXTURES / "twin.py").read_text() + "\n\n" + (FIXTURES / "hostile" / "reads_autograder_folder.py").read_text()
+    shown = _seen_by_student(_grade(dist, tmp_path, "reader", text))
+    assert "FOUND" in shown   # the attack ran and its message is shown
+    for secret in ('"users"', "submission_metadata", "run_autograder", "sandbox.yaml", "results.json"):
+        assert secret not in shown
 
+
+@pytest.mark.parametrize("pair", PAIRS)
+def test_does_no_attack_beat_its_honest_variant_in_the_container(dist, tmp_path, pair):
+    twin = (FIXTURES / "twin.py").read_text() + "\n\n"
+    scores = {side: _grade(dist, tmp_path, f"{pair}_{side}",
+                           twin + (FIXTURES / "pairs" / f"{pair}.{side}.py").read_text())["score"]
+              for side in ("attack", "honest")}
+    assert scores["attack"] <= scores["honest"]
+
+
+def test_does_nothing_linger_after_the_container_run(dist, tmp_path):
+    """A daemon in a new session, named by a token only this run knows (fork keeps the name)."""
+    import time
+    import uuid
+
+    token = "at" + uuid.uuid4().hex[:13]
+    daemon = (f"import ctypes, os, time\nctypes.CDLL(None).prctl(15, ctypes.c_char_p(b'{token}'), 0, 0, 0)\n"
+              "if os.fork() == 0:\n    os.setsid()\n    while True:\n        time.sleep(0.1)\n")
+    _grade(dist, tmp_path, "daemon", (FIXTURES / "twin.py").read_text() + "\n\n" + daemon)
+    time.sleep(0.5)
     lingering = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            status = open(f"/proc/{pid}/status").read()
+            if open(f"/proc/{pid}/comm").read().strip() == token:
+                lingering.append(pid)
         except OSError:
             continue
-        if int(status.split("\nUid:")[1].split()[0]) in UID_RANGE:
-            lingering.append(pid)
     assert not lingering
 
 

@@ -20,7 +20,7 @@ PAIRS = sorted({p.name.split(".")[0] for p in (FIXTURES / "pairs").glob("*.py")}
 SAME_AS_TWIN = {"stdout_flood", "slow_import", "exit_sys_at_import", "exit_os_at_import", "memory_bomb",
                 "patch_numpy_testing", "patch_builtins_and_modules", "zero_random_generators", "kill_parent",
                 "reads_another_checkout", "handoff_a_writer", "handoff_b_reader", "forks_memory_hogs",
-                "cpu_hogs_in_new_sessions"}
+                "cpu_hogs_in_new_sessions", "reads_autograder_folder"}
 # every process of this run's submissions carries this name (fork keeps it; a sandbox cannot exec),
 # so the leak check sees only this run's processes, whatever else is graded on the machine
 TOKEN = "at" + uuid.uuid4().hex[:13]

@@ -46,6 +46,10 @@ from .runner import CaseResult, Limits, QuestionResult, Report, load_tests
 
 WORKER = [sys.executable, "-m", "attnlab.grade.worker"]
 NEEDS_HUMAN = 3
+# said once per run where the kernel offers no namespaces for the sandbox (macOS, a locked-down container)
+WEAK_ISOLATION = ("Warning: this machine gives the sandbox no namespaces, so each submission runs with only "
+                  "process limits and (as root) a user id of its own: it can read what that user can. "
+                  "Grade for real as root on Linux, or on Gradescope.")
 MAX_FAILED_STARTS = 3   # workers in a row that die before they are ready: the machine is the problem
 
 
@@ -131,7 +135,8 @@ def main(*, submissions: list[Path], out: Path, tests_dir: Path | None = None,
     store = out / "submissions"
 
     with tempfile.TemporaryDirectory(prefix="attnlab-unpack-") as scratch:
-        found = discover([Path(s) for s in submissions], unpack=Path(scratch), release=paths.release_dir(),
+        found = discover([Path(s) for s in submissions], unpack=Path(scratch),
+                         release=paths.release_dir() if paths.current_course() else None,
                          exclude=out)
         folders = {sub.key: report.folder_name(sub.key) for sub in found.submissions}
         if len(set(folders.values())) < len(folders):   # only if two keys' hashes collided
@@ -393,6 +398,7 @@ def _schedule(todo: list[_Job], config: dict, jobs: int, limits: Limits, questio
     sel = selectors.DefaultSelector()
     workers: list[_Worker] = []
     failed_starts = 0
+    warned: list[bool] = []
     watchdog = limits.wall + 60
 
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
@@ -467,6 +473,9 @@ def _schedule(todo: list[_Job], config: dict, jobs: int, limits: Limits, questio
                     continue
                 if isinstance(msg, dict) and "ready" in msg and not w.ready:
                     w.ready = True
+                    if msg["ready"] == "none" and progress and not warned:
+                        warned.append(True)
+                        print(WEAK_ISOLATION, file=sys.stderr)
                     continue
                 job = w.job
                 if job is None or not isinstance(msg, dict) or msg.get("name") != job.folder:

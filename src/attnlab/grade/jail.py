@@ -289,6 +289,29 @@ class Cgroup:
             return None
         return None
 
+    @staticmethod
+    def remove_stale(prefix: str = "attnlab-") -> None:
+        """Remove the empty groups of zygotes that died without cleaning up (``attnlab-<pid>-<n>``)."""
+        if not is_root():
+            return
+        try:
+            bases = set(_v1_dirs().values()) | ({b} if (b := _v2_base_if_present()) else set())
+        except OSError:
+            return
+        for base in bases:
+            try:
+                names = os.listdir(base)
+            except OSError:
+                continue
+            for name in names:
+                parts = name.split("-")
+                if len(parts) == 3 and name.startswith(prefix) and parts[1].isdigit() \
+                        and not os.path.exists(f"/proc/{parts[1]}"):
+                    try:
+                        os.rmdir(os.path.join(base, name))
+                    except OSError:
+                        pass
+
     def add(self, pid: int) -> None:
         for d in set(self.dirs.values()):
             _write(f"{d}/cgroup.procs", str(pid))
@@ -365,6 +388,13 @@ def _v1_dirs() -> dict[str, str]:
                 if os.access(d, os.W_OK):
                     out[c] = d
     return out
+
+
+def _v2_base_if_present() -> str | None:
+    for point, fstype, _ in _mounts():
+        if fstype == "cgroup2" and os.path.isdir(os.path.join(point, "attnlab")):
+            return os.path.join(point, "attnlab")
+    return None
 
 
 def _v2_base() -> str | None:

@@ -553,6 +553,8 @@ def main(config: dict) -> None:
             break
     else:
         zygote.mode = "none"
+    if zygote.mode == "root":
+        jail.Cgroup.remove_stale()
     if zygote.mode == "none":
         jail.become_subreaper()
         if _own_user(config):
