@@ -319,17 +319,38 @@ import os
 def probe():
     import numpy.ma, numpy.typing
     entries = sorted(os.listdir("/"))
-    return {"uid": os.getuid(), "pid": os.getpid(), "entries": entries,
+    hits = []
+    for top in entries:
+        if top in ("proc", "dev"):
+            continue
+        for folder, _, files in os.walk("/" + top):
+            for name in files:
+                try:
+                    with open(os.path.join(folder, name), "rb") as f:
+                        if TOKEN.encode() in f.read(4096):
+                            hits.append(os.path.join(folder, name))
+                except OSError:
+                    pass
+    return {"uid": os.getuid(), "pid": os.getpid(), "entries": entries, "hits": hits,
             "masked": int(numpy.ma.masked_array([1, 2], mask=[0, 1]).sum())}
 """
 
 
 def _probe(folder: Path, user: int | None = None) -> dict:
-    (folder / "code.py").write_text(PROBE_CODE)
+    """Run PROBE_CODE with the interpreter of ``folder``; a copy of the course's solution, readable
+    by anyone, is planted under /tmp for it to look for."""
+    token = uuid.uuid4().hex
+    plant = Path(tempfile.mkdtemp(prefix="attnlab-plant-", dir="/tmp"))
+    (plant / "solutions").mkdir()
+    (plant / "solutions" / "pe_attention.py").write_text(f"# BEGIN SOLUTION {token}\n")
+    for p in [plant, *plant.rglob("*")]:
+        os.chmod(p, 0o755 if p.is_dir() else 0o644)
+    (folder / "code.py").write_text(f"TOKEN = {token!r}\n" + PROBE_CODE)
     os.chmod(folder / "code.py", 0o644)
     out = subprocess.run([str(folder / "venv" / "bin" / "python"), str(folder / "probe.py"),
                           str(folder / "src"), str(folder / "code.py")], capture_output=True, text=True,
                          timeout=120, cwd=folder, user=user, group=user, env={"PATH": "/usr/bin:/bin"})
+    shutil.rmtree(plant, ignore_errors=True)
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -340,7 +361,7 @@ def test_does_a_grader_whose_python_lives_under_tmp_keep_its_packages():
         found = _probe(folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    assert found["errors"] == [] and found["result"]["masked"] == 1
+    assert found["errors"] == [] and found["result"]["masked"] == 1 and found["result"]["hits"] == []
     assert found["mode"] == ("root" if ROOT else "userns")
 
 
@@ -367,7 +388,7 @@ def test_does_an_unprivileged_grader_get_the_same_allow_list_view():
         shutil.rmtree(folder, ignore_errors=True)
     assert found["mode"] == "userns", found
     result = found["result"]
-    assert result["pid"] == 1 and result["uid"] == 65534 and result["masked"] == 1
+    assert result["pid"] == 1 and result["uid"] == 65534 and result["masked"] == 1 and result["hits"] == []
     assert not {"home", "srv", "run", "root", "var", "work"} & set(result["entries"])
 
 

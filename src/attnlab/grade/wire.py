@@ -59,22 +59,28 @@ class Deadline:
 
     def __init__(self, wall: float, cpu: float | None = None,
                  cpu_now: Callable[[], float] | None = None):
-        self.end = time.monotonic() + wall
+        self.start = time.monotonic()
+        self.end = self.start + wall
         self.cpu, self.cpu_now = (cpu, cpu_now) if cpu is not None and cpu_now is not None else (None, None)
         self.cpu_start = self.cpu_now() if self.cpu_now else 0.0
         self.cores = max(os.cpu_count() or 1, 1)
 
     def left(self) -> float:
         """Seconds to wait before asking again; ChannelTimeout once a limit has run out."""
-        wall = self.end - time.monotonic()
+        now = time.monotonic()
+        wall = self.end - now
         if wall <= 0:
             raise ChannelTimeout("wall")
-        if self.cpu_now is None:
+        if self.cpu_now is None or self.cpu is None:
             return wall
+        # the other side cannot use CPU faster than all cores at once: until that bound reaches the
+        # limit there is nothing to measure (most requests end long before)
+        bound = (now - self.start) * self.cores
+        if bound < self.cpu:
+            return max(0.005, min(wall, (self.cpu - bound) / self.cores))
         used = self.cpu_now() - self.cpu_start
         if used >= self.cpu:
             raise ChannelTimeout("cpu")
-        # the other side cannot use CPU faster than all cores at once
         return max(0.005, min(wall, (self.cpu - used) / self.cores, 0.25))
 
     def paused(self) -> "_Pause":
@@ -87,12 +93,11 @@ class _Pause:
 
     def __enter__(self) -> None:
         self.wall = time.monotonic()
-        self.cpu = self.d.cpu_now() if self.d.cpu_now else 0.0
 
     def __exit__(self, *exc: object) -> None:
-        self.d.end += time.monotonic() - self.wall
-        if self.d.cpu_now:
-            self.d.cpu_start += self.d.cpu_now() - self.cpu
+        spent = time.monotonic() - self.wall
+        self.d.end += spent
+        self.d.start += spent
 
 
 class Ref:
@@ -352,16 +357,14 @@ class Endpoint:
             return
         view = memoryview(data)
         while view:
-            ready = select.select([], [self.sock], [], self.deadline.left())[1]
-            if not ready:
-                continue
             try:
-                sent = self.sock.send(view[:1 << 20], socket.MSG_DONTWAIT)
-            except (BlockingIOError, InterruptedError):
+                view = view[self.sock.send(view[:1 << 20], socket.MSG_DONTWAIT):]
                 continue
+            except (BlockingIOError, InterruptedError):
+                pass
             except OSError as e:
                 raise ChannelClosed(str(e)) from e
-            view = view[sent:]
+            select.select([], [self.sock], [], self.deadline.left())   # full: wait, within the deadline
 
     def _wait(self) -> None:
         """Until the socket is readable (ChannelTimeout past the deadline, ChannelClosed when the
@@ -387,10 +390,12 @@ class Endpoint:
                     frame = bytes(self.buf[4:4 + n])
                     del self.buf[:4 + n]
                     return frame
-            self._wait()
             try:
-                chunk = self.sock.recv(1 << 16)   # under malloc's mmap threshold: no mmap per message
+                # try first, wait only when nothing is there yet (the reply often is, by now);
+                # 64 KiB: under malloc's mmap threshold, so no mmap per message
+                chunk = self.sock.recv(1 << 16, socket.MSG_DONTWAIT)
             except (BlockingIOError, InterruptedError):
+                self._wait()
                 continue
             except OSError as e:
                 raise ChannelClosed(str(e)) from e
