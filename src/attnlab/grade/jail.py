@@ -214,8 +214,12 @@ def no_new_privileges() -> None:
 
 
 def die_with_parent() -> None:
-    """SIGKILL when the parent dies. Call after any change of user id, which clears it."""
-    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    """SIGKILL when the parent dies. Call after any change of user id, which clears it. (Linux only:
+    elsewhere the parent's sweep is all there is.)"""
+    try:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (AttributeError, OSError):
+        pass
 
 
 def become_subreaper() -> bool:
@@ -223,7 +227,7 @@ def become_subreaper() -> bool:
     try:
         prctl(PR_SET_CHILD_SUBREAPER, 1)
         return True
-    except OSError:
+    except (AttributeError, OSError):
         return False
 
 
@@ -421,6 +425,8 @@ def _v2_base() -> str | None:
 def _procs() -> list[tuple[int, int, int, str]]:
     """(pid, ppid, real uid, state) of every live process."""
     out = []
+    if not os.path.isdir("/proc"):   # no /proc (macOS): nothing to list
+        return out
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue

@@ -373,8 +373,10 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
         os.closerange(3, keep[0])
         os.closerange(keep[0] + 1, keep[1])
         os.closerange(keep[1] + 1, 65536)
+        # a process count only where it counts this sandbox's processes alone: its own user id,
+        # or its own user namespace (a user's count in a namespace starts at zero)
         jail.set_limits(memory_mb=config["memory_mb"], cpu_seconds=config["cpu_seconds"],
-                        nproc=config["nproc"] if own_user else None)
+                        nproc=config["nproc"] if own_user or mode == "userns" else None)
         if own_user:
             # also where namespaces were refused (a container without CAP_SYS_ADMIN): the
             # submission never runs as root
