@@ -434,7 +434,7 @@ def tree_cpu_seconds(root: int) -> float:
 
 def reap() -> dict[int, int]:
     """Collect every finished child; returns pid -> wait status."""
-    done = {}
+    done: dict[int, int] = {}
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
