@@ -1,4 +1,4 @@
-"""CaseStats analysis over every graded submission: pass rate per test case and how often each named
+"""Item analysis over every graded submission: pass rate per test case and how often each named
 misconception was seen. The misconceptions are the engine's (``CaseResult.misconception``, from the
 tests' own messages, in results.json's ``extra_data``): nothing here reads a student's text."""
 
@@ -106,7 +106,7 @@ def table(items: list[CaseStats], variants: Counter):
 
     from .report import shown as escape
 
-    t = Table(title="CaseStats analysis (every case: item_analysis.csv and .png)")
+    t = Table(title="Item analysis (every case: item_analysis.csv and .png)")
     for col in ("question", "cases", "hardest case", "its pass rate"):
         t.add_column(col)
     by_question: dict[str, list[CaseStats]] = {}
