@@ -12,9 +12,9 @@ def _solution_lines():
     text = paths.solution_file().read_text()
     regions = re.findall(r"# BEGIN SOLUTION\n(.*?)# END SOLUTION", text, flags=re.S)
     outside = re.sub(r"# BEGIN SOLUTION\n.*?# END SOLUTION", "", text, flags=re.S)
-    public = {l.strip() for l in outside.splitlines()}
-    lines = {l.strip() for r in regions for l in r.splitlines()} - public
-    return {l for l in lines if len(l) > 12 and not l.startswith("#")}
+    public = {ln.strip() for ln in outside.splitlines()}
+    lines = {ln.strip() for r in regions for ln in r.splitlines()} - public
+    return {ln for ln in lines if len(ln) > 12 and not ln.startswith("#")}
 
 
 STUDENT_ZIP = "student.zip"

@@ -33,7 +33,7 @@ def _hidden_lines():
     """Lines of hidden test code: none may reach what a student sees."""
     lines = set()
     for test in paths.tests_dir().glob("*.py"):
-        lines |= {l.strip() for l in test.read_text().splitlines() if len(l.strip()) > 30}
+        lines |= {ln.strip() for ln in test.read_text().splitlines() if len(ln.strip()) > 30}
     return lines
 
 

@@ -32,7 +32,7 @@ ARRAY_DUMP = re.compile(r"\[\[|(?:-?\d+\.\d+[,\s]+){6,}")
 # ---- what counts as a secret, read from a course folder ------------------------------------------
 
 def _substantial(lines):
-    return {l.strip() for l in lines if len(l.strip()) > 24 and not l.strip().startswith(("#", "@", '"""'))}
+    return {ln.strip() for ln in lines if len(ln.strip()) > 24 and not ln.strip().startswith(("#", "@", '"""'))}
 
 
 def _public_lines(assignment):

@@ -7,14 +7,12 @@ folder unzipped from the student zip, as a student's fresh environment would run
 import base64
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 import pytest
-import yaml
 
 from attnlab import course, paths, release, student_tool
 from attnlab.quiz import bank

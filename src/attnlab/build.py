@@ -8,13 +8,12 @@ Gradescope guides use); with several, names come from the assignment (``<assignm
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 import zipfile
 from pathlib import Path
 
-from . import otterzip, paths, release, student_tool, testfiles
+from . import atomic, otterzip, paths, release, student_tool, testfiles
 
 STUDENT_README = """\
 # {assignment}
@@ -49,14 +48,13 @@ def student_zip(*, out: Path, assignment: str | None = None, wheel: Path) -> Pat
 
     assignment = paths.current_assignment(assignment)
     target = Path(out) / student_zip_name(assignment)
-    tmp = target.with_name(f".{target.name}.partial")  # a failed build leaves the previous zip
-    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+    # a failed build leaves the previous zip
+    with atomic.replacing(target) as tmp, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("README.md", STUDENT_README.format(assignment=assignment, wheel=wheel.name))
         for rel, text in sorted(release.files(assignment=assignment).items()):
             zf.writestr(f"{assignment}/{rel}", text)
         zf.writestr("quiz/quiz.ipynb", nbformat.writes(notebook.notebook(list(bank.load().values()))))
         zf.write(wheel, wheel.name)
-    os.replace(tmp, target)
     return target
 
 

@@ -75,8 +75,8 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
         report = grader.grade(path)
     finally:
         zygote.close()
-    for e in report.errors:
-        print(f"error while running {path.name}: {e}")
+    for err in report.errors:
+        print(f"error while running {path.name}: {err}")
     failed = 0
     for q in report.questions:
         lines = [f"    {c.name}: {c.message}".replace("\n", "\n      ") for c in q.cases if not c.passed]

@@ -16,22 +16,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from .upload import find_submission
+
 # Gradescope shows "after_published" rows once the instructor publishes grades.
 HIDDEN_VISIBILITY = "after_published"
-
-
-def find_submission(folder: Path) -> Path:
-    """One notebook, or else one ``.py`` file, as otter looks for them."""
-    notebooks = sorted(folder.rglob("*.ipynb"))
-    notebooks = [p for p in notebooks if ".ipynb_checkpoints" not in p.parts]
-    scripts = [p for p in sorted(folder.rglob("*.py")) if p.name != "__init__.py"]
-    for found in (notebooks, scripts):
-        if len(found) == 1:
-            return found[0]
-        if len(found) > 1:
-            raise ValueError(f"more than one {found[0].suffix} file was submitted: "
-                             + ", ".join(p.name for p in found))
-    raise ValueError("no notebook (.ipynb) or Python file (.py) was submitted")
 
 
 def _error_results(message: str) -> dict:
@@ -64,7 +52,7 @@ def main(*, root: Path = Path("/autograder")) -> dict:
         os.chmod(source, 0o700)
         os.chmod(results_dir, 0o700)
     try:
-        submission = find_submission(root / "submission")
+        submission = find_submission(root / "submission", expected="one notebook or one .py file")
     except ValueError as err:
         results = _error_results(f"Nothing was graded: {err}.")
     else:
@@ -72,7 +60,9 @@ def main(*, root: Path = Path("/autograder")) -> dict:
         try:
             run = grade.main(submissions=[submission], out=work, tests_dir=source / "tests",
                              support_dir=source / "files", jobs=1, force=True, progress=False)
-            results = for_gradescope(json.loads(run.graded[0].results.read_text()))
+            written = run.graded[0].results
+            assert written is not None  # every submission handed to the grader gets a results file
+            results = for_gradescope(json.loads(written.read_text()))
         finally:
             shutil.rmtree(work, ignore_errors=True)
     report.write_atomic(results_dir / "results.json", json.dumps(results, indent=2))

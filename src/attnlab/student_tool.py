@@ -13,13 +13,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import importlib.metadata
-import os
 import re
 import tempfile
 import zipfile
 from pathlib import Path
 
-from . import __version__, paths
+from . import __version__, atomic, paths
 
 NAME = "attnlab_student"
 # What the student commands import; otter-grader and matplotlib for the notebook (grader.check, plots)
@@ -42,7 +41,10 @@ def _requirements() -> list[str]:
     for req in requires:
         if "extra ==" in req:
             continue
-        name = re.match(r"[A-Za-z0-9_.-]+", req).group(0)
+        named = re.match(r"[A-Za-z0-9_.-]+", req)
+        if named is None:
+            continue
+        name = named.group(0)
         declared[name.lower()] = re.sub(r"\[[^\]]*\]", "", req)
     return [declared.get(name, name) for name in DEPENDENCIES]
 
@@ -94,12 +96,11 @@ def build_wheel(*, out: Path, bank_dir: Path | None = None) -> Path:
     contents = files(bank_dir=Path(bank_dir) if bank_dir is not None else paths.quiz_dir())
     contents[f"{NAME}-{__version__}.dist-info/RECORD"] = _record(contents).encode()
     target = Path(out) / wheel_name()
-    tmp = target.with_name(f".{target.name}.partial")  # a failed build leaves the previous wheel
-    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+    # a failed build leaves the previous wheel
+    with atomic.replacing(target) as tmp, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, data in contents.items():
             info = zipfile.ZipInfo(name, date_time=_DATE)
             info.external_attr = 0o644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             zf.writestr(info, data)
-    os.replace(tmp, target)
     return target

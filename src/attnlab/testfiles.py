@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 
-class test_case:  # noqa: N801 - the name test files import
+class test_case:  # lower case: the name test files import
     """Stand-in for ``otter.test_files.test_case``: records a case's metadata and function."""
 
     def __init__(self, name=None, points=None, hidden=False, success_message=None,
@@ -38,7 +38,7 @@ class test_case:  # noqa: N801 - the name test files import
 
 
 _SHIM = types.ModuleType("otter.test_files")
-_SHIM.test_case = test_case
+_SHIM.test_case = test_case  # type: ignore[attr-defined]  # a module made at run time
 
 
 def _import(name, globals=None, locals=None, fromlist=(), level=0):
@@ -201,7 +201,7 @@ def public_source(source: str) -> str:
     drop_lines: set[int] = set()
     for node in tree.body:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-        span = set(range(first, node.end_lineno + 1))
+        span = set(range(first, (node.end_lineno or node.lineno) + 1))
         (keep_lines if id(node) in kept_ids else drop_lines).update(span)
     lines = source.splitlines(keepends=True)
     out = [line for i, line in enumerate(lines, 1) if i not in drop_lines or i in keep_lines]

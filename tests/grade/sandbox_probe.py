@@ -14,7 +14,7 @@ import sys
 
 sys.path.insert(0, sys.argv[1])
 
-from attnlab.grade.session import Output, Zygote  # noqa: E402
+from attnlab.grade.session import Output, Zygote
 
 code = open(sys.argv[2]).read()
 uid = 61998 if os.geteuid() == 0 else None

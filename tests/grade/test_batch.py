@@ -10,7 +10,6 @@ import unicodedata
 import zipfile
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from attnlab import cli

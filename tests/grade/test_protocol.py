@@ -5,7 +5,6 @@ without a deadline or dies of what it receives."""
 import ast
 import socket
 import struct
-import threading
 import time
 
 import numpy as np

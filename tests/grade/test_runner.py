@@ -21,7 +21,10 @@ def zygote():
     z.close()
 
 
-def grade(zygote, path, tests=ENGINE / "tests", support=None, limits=Limits()):
+DEFAULT_LIMITS = Limits()
+
+
+def grade(zygote, path, tests=ENGINE / "tests", support=None, limits=DEFAULT_LIMITS):
     return Grader(zygote, tests, support, limits).grade(path)
 
 

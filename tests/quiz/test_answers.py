@@ -116,10 +116,10 @@ def test_cells_otter_ignores_are_not_read(tmp_path, write_quiz):
     ("quiz.txt", "pe_dim0 = 'x'", "not a notebook"),
 ])
 def test_unreadable_files_raise_the_kits_error(tmp_path, name, content, says):
-    """Does a file that is not a notebook or Python give a clear Unreadable, not a traceback?"""
+    """Does a file that is not a notebook or Python give a clear UnreadableFile, not a traceback?"""
     path = tmp_path / name
     path.write_bytes(content if isinstance(content, bytes) else content.encode())
-    with pytest.raises(answers.Unreadable, match=says):
+    with pytest.raises(answers.UnreadableFile, match=says):
         answers.read(path)
 
 

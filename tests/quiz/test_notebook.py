@@ -104,12 +104,15 @@ def test_zip_config_and_pinned_requirements(built, items):
         assert pin.group(0) in environment and pin.group(0) in code_pins
 
 
-def test_shipped_modules_import_only_numpy_sympy_yaml_and_the_stdlib():
-    """Do the shipped modules import at top level only the stdlib, numpy, sympy (and its mpmath), yaml
-    and each other?"""
+def test_shipped_modules_import_only_numpy_sympy_yaml_and_the_stdlib(tmp_path):
+    """Do the shipped modules, as the zip holds them, import at top level only the stdlib, numpy, sympy
+    (and its mpmath), yaml and each other?"""
     allowed = set(sys.stdlib_module_names) | {"numpy", "sympy", "mpmath", "yaml"}
-    for module in quiz_notebook.SHIPPED:
-        tree = ast.parse((quiz_notebook.SOURCE / f"{module}.py").read_text())
+    shipped = quiz_notebook.support_package(tmp_path / quiz_notebook.PACKAGE)
+    modules = {p.relative_to(shipped).with_suffix("").as_posix() for p in shipped.rglob("*.py")}
+    assert {*quiz_notebook.SHIPPED, *quiz_notebook.SHARED} == modules
+    for module in sorted(modules):
+        tree = ast.parse((shipped / f"{module}.py").read_text())
         for node in tree.body:
             if isinstance(node, ast.Import):
                 assert all(a.name.split(".")[0] in allowed for a in node.names), module
@@ -119,10 +122,24 @@ def test_shipped_modules_import_only_numpy_sympy_yaml_and_the_stdlib():
                     assert node.level <= len(package) + 1, module
                     base = package[:len(package) + 1 - node.level]
                     target = "/".join([*base, *(node.module or "").split(".")]).strip("/")
-                    assert target in quiz_notebook.SHIPPED or f"{target}/__init__" in quiz_notebook.SHIPPED \
-                        or (not node.module and "/".join([*base, "__init__"]).lstrip("/") in quiz_notebook.SHIPPED), module
+                    assert target in modules or f"{target}/__init__" in modules \
+                        or (not node.module and "/".join([*base, "__init__"]).lstrip("/") in modules), module
                 else:
                     assert node.module.split(".")[0] in allowed | {"__future__"}, module
+
+
+def test_is_a_shipped_module_importing_from_outside_the_quiz_package_refused(tmp_path, monkeypatch):
+    """Does building the support package fail, naming the module, when a checker module imports an
+    attnlab module the zip does not ship?"""
+    source = tmp_path / "src" / "quiz"
+    source.mkdir(parents=True)
+    for module in ("__init__", "grading"):
+        (source / f"{module}.py").write_text("from ..paths import quiz_dir\n" if module == "grading" else "")
+    monkeypatch.setattr(quiz_notebook, "SOURCE", source)
+    monkeypatch.setattr(quiz_notebook, "SHIPPED", ("__init__", "grading"))
+    monkeypatch.setattr(quiz_notebook, "SHARED", ())
+    with pytest.raises(ValueError, match=r"src/attnlab/quiz/grading.py imports from outside the quiz package"):
+        quiz_notebook.support_package(tmp_path / "out", bank=tmp_path)
 
 
 def test_shipped_package_checks_answers_without_attnlab(tmp_path):

@@ -90,7 +90,7 @@ def test_does_the_numeric_illustration_match_the_notes_with_the_rounding_slip_fi
 
 
 def test_does_the_rope_demo_show_a_score_that_depends_on_the_offset_only(executed):
-    line = next(l for l in _text(executed).splitlines() if l.startswith("largest spread of RoPE"))
+    line = next(ln for ln in _text(executed).splitlines() if ln.startswith("largest spread of RoPE"))
     assert float(line.rsplit(":", 1)[1]) < 1e-9
 
 

@@ -9,11 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import atomic
 from .report import FILE_MODE, csv_text, write_atomic
 
 
 @dataclass
-class Item:
+class CaseStats:
+    """How many graded submissions passed one test case."""
+
     question: str
     case: str
     hidden: bool
@@ -25,14 +28,14 @@ class Item:
         return self.passed / self.graded if self.graded else 0.0
 
 
-def analyse(results: list[dict[str, Any]]) -> tuple[list[Item], Counter]:
-    items: dict[str, Item] = {}
+def analyse(results: list[dict[str, Any]]) -> tuple[list[CaseStats], Counter]:
+    items: dict[str, CaseStats] = {}
     variants: Counter = Counter()
     for data in results:
         seen = set()
         for row in data.get("tests", []):
             extra = row.get("extra_data") or {}
-            item = items.setdefault(row["name"], Item(extra.get("question", ""), row["name"],
+            item = items.setdefault(row["name"], CaseStats(extra.get("question", ""), row["name"],
                                                       row.get("visibility") == "hidden", 0, 0))
             item.graded += 1
             item.passed += row.get("status") == "passed"
@@ -42,7 +45,7 @@ def analyse(results: list[dict[str, Any]]) -> tuple[list[Item], Counter]:
     return list(items.values()), variants
 
 
-def write(out: Path, results: list[dict[str, Any]]) -> tuple[list[Item], Counter]:
+def write(out: Path, results: list[dict[str, Any]]) -> tuple[list[CaseStats], Counter]:
     items, variants = analyse(results)
     write_atomic(out / "item_analysis.csv", csv_text(
         [["question", "case", "hidden", "passed", "graded", "pass_rate"]]
@@ -60,7 +63,7 @@ def preload() -> None:
     from matplotlib import figure  # noqa: F401
 
 
-def plot(path: Path, items: list[Item], variants: Counter) -> None:
+def plot(path: Path, items: list[CaseStats], variants: Counter) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -91,13 +94,12 @@ def plot(path: Path, items: list[Item], variants: Counter) -> None:
         ax2.text(0.5, 0.5, "no named misconception seen", ha="center", va="center")
         ax2.set_axis_off()
     ax2.set_title("Named misconceptions")
-    tmp = path.with_name(f".{path.name}.tmp.png")
-    fig.savefig(tmp, dpi=90)
-    tmp.chmod(FILE_MODE)
-    tmp.replace(path)
+    with atomic.replacing(path) as tmp:
+        fig.savefig(tmp, dpi=90, format="png")
+        tmp.chmod(FILE_MODE)
 
 
-def table(items: list[Item], variants: Counter):
+def table(items: list[CaseStats], variants: Counter):
     """The analysis as rich tables: pass rates per question (each case in item_analysis.csv and
     the plot), then the named misconceptions."""
     from rich.table import Table
@@ -107,7 +109,7 @@ def table(items: list[Item], variants: Counter):
     t = Table(title="Item analysis (every case: item_analysis.csv and .png)")
     for col in ("question", "cases", "hardest case", "its pass rate"):
         t.add_column(col)
-    by_question: dict[str, list[Item]] = {}
+    by_question: dict[str, list[CaseStats]] = {}
     for it in items:
         by_question.setdefault(it.question, []).append(it)
     for question, cases in by_question.items():

@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import __version__, paths
+from .. import __version__, atomic, paths
 from . import analysis, canvas, report
 from .discover import Found, Student, Submission, discover, unreadable
 from .report import GRADED, NOT_GRADED, UNREADABLE
@@ -223,6 +223,7 @@ def _prepare(sub: Submission, folder: Path, tests: list, fingerprint: str,
     before = previous["extra_data"] if previous else {}
     if (not force and before.get("status") == GRADED and before.get("sha256") == digest
             and before.get("tests_sha256") == fingerprint):
+        assert previous is not None  # before is not empty
         g.skipped, g.action, g.score = True, "skipped", float(previous["score"])
         g.questions = dict(before["questions"])
         if any(before.get(k) != v for k, v in fields.items()):   # e.g. the roster now names them
@@ -236,7 +237,7 @@ def _prepare(sub: Submission, folder: Path, tests: list, fingerprint: str,
             old.unlink()
     report.make_dirs(folder)
     (folder / "results.json").unlink(missing_ok=True)   # from here on, its presence means this run graded it
-    _copy_atomic(data, staged)
+    atomic.write_atomic(staged, data, mode=report.FILE_MODE)
     why = unreadable(staged)
     if why:
         g.action = ""
@@ -257,18 +258,6 @@ def _unreadable(g: Graded, folder: Path, key: str, why: str, tests: list, fields
     g.status, g.problem, g.score = UNREADABLE, why, 0.0
     g.questions = {q.name: 0.0 for q in questions}
     return g
-
-
-def _copy_atomic(data: bytes, path: Path) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:200]}.")
-    try:
-        os.fchmod(fd, report.FILE_MODE)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def _tests_fingerprint(tests_dir: Path, support_dir: Path | None, limits: Limits) -> str:
@@ -363,6 +352,8 @@ class _Worker:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True, bufsize=1,
             start_new_session=True,
         )
+        assert self.proc.stdout is not None
+        self.out = self.proc.stdout  # the worker's replies, one JSON line each
         self.cpu = config.get("cpu")
         self.job: _Job | None = None
         self.since = 0.0
@@ -409,7 +400,7 @@ def _schedule(todo: list[_Job], config: dict, jobs: int, limits: Limits, questio
         cpu = min(cpus, key=used.count) if pin else None
         w = _Worker(dict(config, cpu=cpu))
         workers.append(w)
-        sel.register(w.proc.stdout, selectors.EVENT_READ, w)
+        sel.register(w.out, selectors.EVENT_READ, w)
 
     def finish(job: _Job) -> None:
         done(job, report.stamp(store / job.folder / "results.json", job.fields, job.who))
@@ -430,7 +421,7 @@ def _schedule(todo: list[_Job], config: dict, jobs: int, limits: Limits, questio
 
     def retire(w: _Worker, why: str) -> None:
         nonlocal failed_starts
-        sel.unregister(w.proc.stdout)
+        sel.unregister(w.out)
         workers.remove(w)
         w.kill()
         failed_starts = 0 if w.ready else failed_starts + 1
@@ -451,7 +442,7 @@ def _schedule(todo: list[_Job], config: dict, jobs: int, limits: Limits, questio
                         queue.remove(job)
                         w.send(job)
                     else:
-                        sel.unregister(w.proc.stdout)
+                        sel.unregister(w.out)
                         workers.remove(w)
                         w.close()
                         if queue:   # only retries are left, and this worker has graded before
@@ -462,7 +453,7 @@ def _schedule(todo: list[_Job], config: dict, jobs: int, limits: Limits, questio
                 w = key.data
                 if w not in workers:
                     continue
-                line = w.proc.stdout.readline()
+                line = w.out.readline()
                 if not line:
                     retire(w, "the grading worker died")
                     continue

@@ -157,9 +157,9 @@ def match(roster: Roster, submissions: list[Submission]) -> Matching:
             result.unmatched.append(sub.key)
         if any(r is not None for r in rows):
             result.rows[sub.key] = [r for r in rows if r is not None]
-            for row in result.rows[sub.key]:
-                claimed.setdefault(row, []).append(sub.key)
-    result.clashes = {row: keys for row, keys in claimed.items() if len(keys) > 1}
+            for at in result.rows[sub.key]:
+                claimed.setdefault(at, []).append(sub.key)
+    result.clashes = {at: keys for at, keys in claimed.items() if len(keys) > 1}
     result.missing = [i for i in range(len(roster.students)) if i not in claimed]
     return result
 
@@ -182,9 +182,9 @@ def write(out: Path, roster: Roster, matching: Matching, totals: dict[str, float
     score: dict[int, str] = {}
     for key, rows in matching.rows.items():
         total = totals.get(key)
-        for row in rows:
-            if total is not None and row not in matching.clashes:
-                score[row] = f"{total:g}"
+        for at in rows:
+            if total is not None and at not in matching.clashes:
+                score[at] = f"{total:g}"
     table = [[*IDENTITY, roster.column], ["Points Possible", "", "", "", "", f"{possible:g}"]]
     for i, row in enumerate(roster.students):
         table.append([row.get(c, "") for c in IDENTITY] + [score.get(i, "")])

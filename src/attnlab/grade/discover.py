@@ -139,9 +139,9 @@ def discover(paths: list[Path], *, unpack: Path, release: Path | None = None,
                                 + (f" (ignored {why})" if why else ""))
     seen: dict[str, Submission] = {}
     for sub in subs:
-        if sub.key in seen and not (sub.file and seen[sub.key].file
-                                    and sub.file.resolve() == seen[sub.key].file.resolve()):
-            raise ValueError(f"two submissions are named {sub.key!r}: {seen[sub.key].origin} and {sub.origin}")
+        other = seen.get(sub.key)
+        if other is not None and not (sub.file and other.file and sub.file.resolve() == other.file.resolve()):
+            raise ValueError(f"two submissions are named {sub.key!r}: {other.origin} and {sub.origin}")
         seen.setdefault(sub.key, sub)
     return Found(list(seen.values()), finder.ignored)
 

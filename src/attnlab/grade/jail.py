@@ -424,7 +424,7 @@ def _v2_base() -> str | None:
 
 def _procs() -> list[tuple[int, int, int, str]]:
     """(pid, ppid, real uid, state) of every live process."""
-    out = []
+    out: list[tuple[int, int, int, str]] = []
     if not os.path.isdir("/proc"):   # no /proc (macOS): nothing to list
         return out
     for name in os.listdir("/proc"):
@@ -470,7 +470,7 @@ def tree_cpu_seconds(root: int) -> float:
 
 def reap() -> dict[int, int]:
     """Collect every finished child; returns pid -> wait status."""
-    done = {}
+    done: dict[int, int] = {}
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)

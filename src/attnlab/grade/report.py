@@ -23,11 +23,11 @@ import io
 import json
 import os
 import re
-import tempfile
 import unicodedata
 from pathlib import Path
 from typing import Any, Iterable
 
+from .. import atomic
 from .runner import Report
 
 ENGINE = "attnlab"
@@ -70,17 +70,10 @@ def make_dirs(path: Path) -> None:
 
 
 def write_atomic(path: Path, text: str) -> None:
+    """Write a batch's output file atomically, readable as the module docstring says."""
     path = Path(path)
     make_dirs(path.parent)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:200]}.")
-    try:
-        os.fchmod(fd, FILE_MODE)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    atomic.write_atomic(path, text, mode=FILE_MODE)
 
 
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
@@ -177,7 +170,7 @@ def feedback_md(report: Report) -> str:
     failed = [(q, c) for q in report.questions for c in q.cases if not c.passed]
     if failed:
         out += ["", "## What failed", ""]
-        for q, c in failed:
+        for _, c in failed:
             kind = "hidden test" if c.hidden else "public test"
             body = c.message.replace("\n", "\n  ")
             out.append(f"- **{c.name}** ({kind}, {_pts(c.points)} pt): {body}")

@@ -282,6 +282,7 @@ class _Run:
         self.checks += 1
         files = self.tests if question == "*" else [self.by_stem[question]] if question in self.by_stem else []
         sb = self.sandbox
+        assert sb is not None  # a check is called by the running submission
         try:
             number, names = self.list_names(sb, snapshot=True)
         except StudentError:
@@ -299,6 +300,7 @@ class _Run:
             if sb is None or not sb.alive:
                 if not self.stopped and self.boot(first=False):
                     sb = self.sandbox
+                    assert sb is not None  # boot succeeded
                 else:
                     result.message = self.stopped or "the submission's process could not be started"
                     return result

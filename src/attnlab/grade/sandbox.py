@@ -30,6 +30,8 @@ import numpy as np
 def _load(name: str):
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
     spec = importlib.util.spec_from_file_location(f"_attnlab_sandbox_{name}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -151,7 +153,7 @@ class Runtime:
                 return lambda *a, **k: None
 
         module = types.ModuleType("otter")
-        module.Notebook = Notebook
+        module.Notebook = Notebook  # type: ignore[attr-defined]  # a module made at run time
         return module
 
     # values crossing the channel
@@ -208,7 +210,7 @@ class Runtime:
 
     def do_load(self, sources: list[str]):
         """Compile every cell; reply per cell with its statements' line numbers or its syntax error."""
-        out = []
+        out: list[object] = []
         self.cells = []
         for i, source in enumerate(sources):
             filename = f"<cell {i + 1}>"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from typing import cast
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -19,6 +20,6 @@ def trusted_requests() -> set[str]:
     """The kinds the trusted Sandbox._serve compares against."""
     tree = ast.parse((HERE / "session.py").read_text())
     serve = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_serve")
-    return {c.comparators[0].value for c in ast.walk(serve)
+    return {cast(str, c.comparators[0].value) for c in ast.walk(serve)
             if isinstance(c, ast.Compare) and isinstance(c.left, ast.Name) and c.left.id == "kind"
             and isinstance(c.comparators[0], ast.Constant)}

@@ -16,7 +16,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -193,7 +192,7 @@ class Sandbox:
         self.cpu_file = cpu_file
         self.endpoint = wire.Endpoint(sock, self._serve, self._encode_ref, describe_trusted_error)
         try:
-            self.pidfd = os.pidfd_open(pid)
+            self.pidfd: int | None = os.pidfd_open(pid)
             self.endpoint.watch = self.pidfd
         except (AttributeError, OSError):
             self.pidfd = None
@@ -344,7 +343,7 @@ class StudentFunction:
             raise
         except Exception as e:
             if getattr(e, "from_student", False):
-                e.student_call = self._describe(args, kwargs)   # which input made it raise
+                e.student_call = self._describe(args, kwargs)  # type: ignore[attr-defined]  # which input made it raise
             raise
         self.mutated_arguments = tuple(changed)
         return result

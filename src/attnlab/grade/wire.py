@@ -61,6 +61,8 @@ class Deadline:
                  cpu_now: Callable[[], float] | None = None):
         self.start = time.monotonic()
         self.end = self.start + wall
+        self.cpu: float | None
+        self.cpu_now: Callable[[], float] | None
         self.cpu, self.cpu_now = (cpu, cpu_now) if cpu is not None and cpu_now is not None else (None, None)
         self.cpu_start = self.cpu_now() if self.cpu_now else 0.0
         self.cores = max(os.cpu_count() or 1, 1)
@@ -189,8 +191,7 @@ def _enc(v: Any, out: list[bytes], depth: int, ref) -> None:
         out.append(b"y" + _U32.pack(len(b)))
         out.append(b)
     elif isinstance(v, (list, tuple)):
-        items = list.__iter__(v) if isinstance(v, list) else tuple.__iter__(v)
-        items = list(items)
+        items = list(list.__iter__(v) if isinstance(v, list) else tuple.__iter__(v))
         out.append((b"l" if isinstance(v, list) else b"t") + _U32.pack(len(items)))
         for item in items:
             _enc(item, out, depth + 1, ref)

@@ -23,7 +23,7 @@ UID_RANGE = range(61000, 62000)
 
 
 def _uids_in_use() -> set[int]:
-    used = set()
+    used: set[int] = set()
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/status") as f:
@@ -59,7 +59,7 @@ def start_zygote(config: dict) -> Zygote:
     if os.geteuid() == 0 and config["isolate"]:
         uid, _lock = claim_uid()
         gid = uid
-        start_zygote.lock = _lock  # held for the worker's lifetime
+        start_zygote.lock = _lock  # type: ignore[attr-defined]  # held for the worker's lifetime
     limits = Limits(**config["limits"])
     allowed = sandbox_config(Path(config["tests_dir"]))
     return Zygote(uid=uid, gid=gid, memory_mb=limits.memory_mb, cpu_seconds=int(limits.wall) + 5,
@@ -71,7 +71,7 @@ def sandbox_config(tests_dir: Path) -> dict[str, tuple[str, ...]]:
     ``packages``, distributions (numpy and IPython always, dependencies included), and
     ``preload``, modules imported once before sandboxes are forked."""
     path = tests_dir.parent / "sandbox.yaml"
-    data = {}
+    data: dict = {}
     if path.is_file():
         import yaml
 

@@ -22,7 +22,7 @@ _MAGIC = re.compile(r"^\s*[%!]")
 MAX_MAGICS = 50  # magic lines blanked per cell before it counts as not Python
 
 
-class Unreadable(ValueError):
+class UnreadableFile(ValueError):
     """The submission file itself cannot be read (not its answers: those get notes)."""
 
 
@@ -45,17 +45,17 @@ def read(path: Path) -> Answers:
     path = Path(path)
     try:
         if path.stat().st_size > MAX_BYTES:
-            raise Unreadable(f"{path.name} is larger than {MAX_BYTES // 1_000_000} MB")
+            raise UnreadableFile(f"{path.name} is larger than {MAX_BYTES // 1_000_000} MB")
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise Unreadable(f"{path.name} is not UTF-8 text") from None
+        raise UnreadableFile(f"{path.name} is not UTF-8 text") from None
     except OSError as err:
-        raise Unreadable(f"{path.name} cannot be read ({err.strerror or err})") from None
+        raise UnreadableFile(f"{path.name} cannot be read ({err.strerror or err})") from None
     if path.suffix == ".ipynb":
         return from_cells(notebook_cells(text, name=path.name))
     if path.suffix == ".py":
         return from_cells([(path.name, text)])  # one cell, as otter runs a .py file
-    raise Unreadable(f"{path.name} is not a notebook (.ipynb) or a Python file (.py)")
+    raise UnreadableFile(f"{path.name} is not a notebook (.ipynb) or a Python file (.py)")
 
 
 def notebook_cells(text: str, *, name: str = "the notebook") -> list[tuple[str, str]]:
@@ -63,10 +63,10 @@ def notebook_cells(text: str, *, name: str = "the notebook") -> list[tuple[str, 
     try:
         nb = json.loads(text)
     except ValueError:
-        raise Unreadable(f"{name} is not a valid notebook (it is not JSON)") from None
+        raise UnreadableFile(f"{name} is not a valid notebook (it is not JSON)") from None
     cells = nb.get("cells") if isinstance(nb, dict) else None
     if not isinstance(cells, list):
-        raise Unreadable(f"{name} is not a valid notebook (it has no list of cells)")
+        raise UnreadableFile(f"{name} is not a valid notebook (it has no list of cells)")
     found = []
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code" or _ignored(cell):

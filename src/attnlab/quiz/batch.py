@@ -15,7 +15,8 @@ import json
 from pathlib import Path
 
 from ..grade.discover import find
-from .grading import grade, graded_items, write_atomic
+from ..atomic import write_atomic
+from .grading import grade, graded_items
 
 
 def main(*, submissions: list[Path], out: Path, progress: bool = True) -> dict[str, dict]:
@@ -38,8 +39,10 @@ def main(*, submissions: list[Path], out: Path, progress: bool = True) -> dict[s
             bar.update(task, description=path.name)
             results[path.stem] = grade(submission=path, student=path.stem,
                                        whose=" (the submission's name, as on the roster)")
+            (out / path.stem).mkdir(parents=True, exist_ok=True)
             write_atomic(out / path.stem / "results.json", json.dumps(results[path.stem], indent=1))
             bar.advance(task)
+    out.mkdir(parents=True, exist_ok=True)
     write_atomic(out / "quiz_grades.csv", grades_csv(results))
     return results
 

@@ -13,20 +13,9 @@ import argparse
 import json
 from pathlib import Path
 
-from .grading import grade, write_atomic
-
-
-def find_submission(folder: Path) -> Path:
-    """The one notebook, or else the one ``.py`` file besides ``__init__.py``, as otter looks for them."""
-    notebooks = [p for p in sorted(Path(folder).rglob("*.ipynb")) if ".ipynb_checkpoints" not in p.parts]
-    scripts = [p for p in sorted(Path(folder).rglob("*.py")) if p.name != "__init__.py"]
-    for found in (notebooks, scripts):
-        if len(found) == 1:
-            return found[0]
-        if len(found) > 1:
-            raise ValueError(f"more than one {found[0].suffix} file was submitted ("
-                             + ", ".join(p.name for p in found) + "); submit only the quiz notebook")
-    raise ValueError("no notebook (.ipynb) or Python file (.py) was submitted; submit the quiz notebook")
+from ..atomic import write_atomic
+from ..upload import find_submission
+from .grading import grade
 
 
 def _nothing_graded(message: str) -> dict:
@@ -55,12 +44,14 @@ def main(*, root: Path = Path("/autograder")) -> dict:
     root = Path(root)
     try:
         student, whose = student_id(root)
-        results = grade(submission=find_submission(root / "submission"), student=student, whose=whose)
+        submission = find_submission(root / "submission", expected="the quiz notebook")
+        results = grade(submission=submission, student=student, whose=whose)
     except ValueError as err:
         results = _nothing_graded(f"Nothing was graded: {err}.")
-    except Exception as err:  # Gradescope must get a results file, whatever went wrong
+    except Exception as err:  # noqa: BLE001 - Gradescope must get a results file, whatever went wrong
         results = _nothing_graded(f"The quiz autograder failed ({type(err).__name__}); "
                                   "please tell your instructor.")
+    (root / "results").mkdir(parents=True, exist_ok=True)
     write_atomic(root / "results" / "results.json", json.dumps(results, indent=1))
     return results
 

@@ -9,12 +9,10 @@ top-level output says what was read, never whether an answer is right; no row ev
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from .answers import Answer, Answers, Unreadable, read
+from .answers import Answer, Answers, UnreadableFile, read
 from .bank import Item
 from .check import RIGHT, bank_items, check_variable
 from .kinds import KINDS
@@ -36,7 +34,7 @@ def grade(*, submission: Path, student: str | None = None, whose: str = "") -> d
     submission = Path(submission)
     try:
         answers = read(submission)
-    except Unreadable as err:
+    except UnreadableFile as err:
         answers = Answers(notes=[f"Nothing could be read: {err}."])
     tests, scores, possible = [], {}, {}
     for item in graded_items():
@@ -82,22 +80,6 @@ def _verdict(item: Item, answer: Answer, student: str | None) -> tuple[float, st
     """The item's points and the checker's feedback (the checker caps each answer below a second)."""
     try:
         verdict = check_variable(item.id, answer.text, student=student)
-    except Exception:  # a checker bug must cost one item, not the whole submission
+    except Exception:  # noqa: BLE001 - a checker bug must cost one item, not the whole submission
         return 0.0, "This answer could not be checked; your instructor will look at it."
     return (item.points if verdict.status == RIGHT else 0.0), verdict.message
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the whole new one.
-
-    (``attnlab.grade.report`` has the same helper; this module ships alone in the quiz zip.)"""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise

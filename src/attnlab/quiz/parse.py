@@ -240,8 +240,9 @@ class _Builder:
     def typed(self, node: ast.AST) -> str:
         """The student's own text for ``node``."""
         try:
-            start = self._char(node.lineno, node.col_offset)
-            end = self._char(node.end_lineno, node.end_col_offset)
+            # a node without a position (AttributeError) is described instead
+            start = self._char(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+            end = self._char(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
         except (AttributeError, TypeError, IndexError):
             return _describe(node)
         return _shorten(self.source.quote(self.offset + start, self.offset + end))
@@ -360,8 +361,9 @@ class _Builder:
         rows = node.elts
         if not rows or len(rows) > MAX_MATRIX_SIDE:
             raise Unreadable(f"a matrix has 1 to {MAX_MATRIX_SIDE} rows")
-        if all(isinstance(r, ast.List) for r in rows):
-            built = [[self._entry(e) for e in r.elts] for r in rows]
+        lists = [r for r in rows if isinstance(r, ast.List)]
+        if len(lists) == len(rows):
+            built = [[self._entry(e) for e in r.elts] for r in lists]
         elif not any(isinstance(r, ast.List) for r in rows):
             built = [[self._entry(e)] for e in rows]  # [a, b] is a column vector
         else:
@@ -410,6 +412,6 @@ def _shorten(text: str) -> str:
 def _describe(node: ast.AST) -> str:
     try:
         text = ast.unparse(node)
-    except Exception:  # unparse of an odd tree must not turn a clear refusal into a crash
+    except Exception:  # noqa: BLE001 - unparse of an odd tree must not turn a clear refusal into a crash
         text = type(node).__name__
     return text if len(text) <= 40 else text[:37] + "..."

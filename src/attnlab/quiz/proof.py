@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -147,7 +148,7 @@ def softmax_rows(s: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def evaluate(expr, w: dict[str, np.ndarray]):
+def evaluate(expr, w: dict[str, Any]):
     """The numeric value of a proof expression in world ``w``; :class:`StepError` if undefined."""
     side = w[PERMUTATION].shape[0]  # I (and 0) are as large as the permutation
     if isinstance(expr, sp.MatrixSymbol):

@@ -52,7 +52,7 @@ def strip_solutions(code: str) -> str:
 
 def unmark(code: str) -> str:
     """The solution code without its region markers."""
-    return "\n".join(l for l in code.splitlines() if not (_BEGIN.match(l) or _END.match(l)))
+    return "\n".join(line for line in code.splitlines() if not (_BEGIN.match(line) or _END.match(line)))
 
 
 def functions(code: str) -> list[str]:

@@ -20,8 +20,8 @@ second top-level ``.py`` file there would stop otter from finding a ``.py`` subm
 """
 
 from . import checkers, probes  # noqa: F401
-from .attention import *  # noqa: F401,F403
-from .compare import *  # noqa: F401,F403
-from .extensions import *  # noqa: F401,F403
-from .permutation import *  # noqa: F401,F403
-from .positional import *  # noqa: F401,F403
+from .attention import *  # noqa: F403
+from .compare import *  # noqa: F403
+from .extensions import *  # noqa: F403
+from .permutation import *  # noqa: F403
+from .positional import *  # noqa: F403

@@ -84,7 +84,7 @@ def _invoke(shown, fn, args, kwargs):
         raise NameError("the function under test is not defined")
     try:
         return fn(*args, **kwargs)
-    except Exception as e:  # noqa: BLE001 - whatever the submission raised is its failure
+    except Exception as e:  # whatever the submission raised is its failure
         if _from_engine(e):
             raise
         raise AssertionError(f"{shown() if callable(shown) else shown} raised {_raised(e)}") from None
@@ -108,7 +108,7 @@ def assert_raises(kind, fn, *args, why, **kwargs):
         fn(*_copy(args), **_copy(kwargs))
     except kind:
         return
-    except Exception as e:  # noqa: BLE001 - the wrong kind of error is this check's failure
+    except Exception as e:  # the wrong kind of error is this check's failure
         if _from_engine(e):
             raise
         raise AssertionError(f"{shown} raised {_raised(e)}; it should raise {kind.__name__}: {why}") from None
