@@ -27,8 +27,12 @@ OTTER = Path(sys.executable).with_name("otter")
 def otter_scores(zip_path: Path, submission: Path, work: Path) -> dict[str, float]:
     out = work / submission.stem
     out.mkdir()
-    subprocess.run([str(OTTER), "run", "-a", str(zip_path), str(submission), "-o", str(out)], cwd=work,
-                   check=True, capture_output=True)
+    subprocess.run(
+        [str(OTTER), "run", "-a", str(zip_path), str(submission), "-o", str(out)],
+        cwd=work,
+        check=True,
+        capture_output=True,
+    )
     tests = json.loads((out / "results.json").read_text())["tests"]
     return {t["name"]: float(t["score"]) for t in tests if "max_score" in t}
 
@@ -59,25 +63,40 @@ def main() -> int:
         otter_time = time.perf_counter() - start
 
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-c",
-                        "import sys; from pathlib import Path; from attnlab.grade import main; "
-                        "main(submissions=[Path(sys.argv[1])], out=Path(sys.argv[2]), tests_dir=Path(sys.argv[3]), "
-                        "support_dir=Path(sys.argv[4]), progress=False)",
-                        str(subs), str(tmp / "ours"), str(ag / "tests"), str(ag / "files")], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from pathlib import Path; from attnlab.grade import main; "
+                "main(submissions=[Path(sys.argv[1])], out=Path(sys.argv[2]), tests_dir=Path(sys.argv[3]), "
+                "support_dir=Path(sys.argv[4]), progress=False)",
+                str(subs),
+                str(tmp / "ours"),
+                str(ag / "tests"),
+                str(ag / "files"),
+            ],
+            check=True,
+        )
         ours_time = time.perf_counter() - start
         ours = {}
         for f in files:
             data = json.loads((tmp / "ours" / "submissions" / f.stem / "results.json").read_text())
             ours[f.stem] = data["extra_data"]["questions"]
-        disagree = [name for name in theirs
-                    if {q: round(v, 9) for q, v in ours[name].items()} != {q: round(v, 9) for q, v in theirs[name].items()}]
+        disagree = [
+            name
+            for name in theirs
+            if {q: round(v, 9) for q, v in ours[name].items()} != {q: round(v, 9) for q, v in theirs[name].items()}
+        ]
 
         check_target = next(p for p in samples if "full" in p.name and p.suffix == ".py")
         times = []
         for _ in range(5):
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-c", "from attnlab.cli import main; main()", "check",
-                            str(check_target)], capture_output=True, check=True)
+            subprocess.run(
+                [sys.executable, "-c", "from attnlab.cli import main; main()", "check", str(check_target)],
+                capture_output=True,
+                check=True,
+            )
             times.append(time.perf_counter() - start)
 
         print(f"submissions:            {len(files)}")
@@ -85,8 +104,9 @@ def main() -> int:
         print(f"attnlab grade:          {ours_time:.2f} s (one run, all cores)")
         print(f"ratio:                  {otter_time / ours_time:.1f}x (target >= 30x)")
         print(f"every score agrees:     {'yes' if not disagree else 'NO: ' + ', '.join(disagree)}")
-        print(f"attnlab check:          {min(times):.2f} s best, {sorted(times)[2]:.2f} s median of 5 "
-              "(target <= 0.5 s)")
+        print(
+            f"attnlab check:          {min(times):.2f} s best, {sorted(times)[2]:.2f} s median of 5 (target <= 0.5 s)"
+        )
         return 0 if not disagree else 1
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -83,10 +83,16 @@ def run(autograder_zip: Path, files: dict[str, str | bytes], *, work: Path, time
     mounts = [d for d in SYSTEM if os.path.isdir(d) and not os.path.islink(d)] + _python_dirs()
     links = [d for d in SYSTEM if os.path.islink(d)]  # /bin -> usr/bin on merged-/usr systems
     env = dict(os.environ, STAGE=str(stage), PYBIN=str(Path(sys.executable).parent), LINKS=" ".join(links))
-    proc = subprocess.run(["unshare", "--mount", "--fork", "bash", "-c", INNER, "inner", str(rootfs), *mounts],
-                          env=env, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        ["unshare", "--mount", "--fork", "bash", "-c", INNER, "inner", str(rootfs), *mounts],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     results = ag / "results" / "results.json"
     if not results.exists():
-        raise RuntimeError(f"run_autograder wrote no results ({proc.returncode}):\n"
-                           f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        raise RuntimeError(
+            f"run_autograder wrote no results ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
     return json.loads(results.read_text())

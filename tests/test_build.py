@@ -61,8 +61,9 @@ def test_does_the_autograder_zip_have_otters_layout_and_every_test(dist):
     assert {"run_autograder", "setup.sh", "environment.yml", "otter_config.json"} <= names
     assert {f"tests/{p.name}" for p in paths.tests_dir().glob("*.py")} <= names
     assert "files/attnlab_oracle/__init__.py" in names
-    assert not any(n.startswith("files/") and n.count("/") == 1 and n.endswith(".py") for n in names), \
+    assert not any(n.startswith("files/") and n.count("/") == 1 and n.endswith(".py") for n in names), (
         "a top-level .py support file would stop otter from finding a .py submission"
+    )
     # otter writes the top-level score only when points_possible is set
     assert config["points_possible"] == build.points_possible() > 0
     assert re.search(r"numpy==\d", env) and re.search(r"otter-grader\[grading.*\]==7\.", env)

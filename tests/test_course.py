@@ -32,9 +32,12 @@ def mine(tmp_path):
 def _checkout_snapshot():
     """Every file of the bundled course (the tool's copy): no command may change one."""
     root = paths.kit_root()
-    return {p: p.read_bytes() for part in (*paths.COURSE_PARTS, "README.md")
-            for p in ([root / part] if (root / part).is_file() else (root / part).rglob("*"))
-            if p.is_file() and "__pycache__" not in p.parts}
+    return {
+        p: p.read_bytes()
+        for part in (*paths.COURSE_PARTS, "README.md")
+        for p in ([root / part] if (root / part).is_file() else (root / part).rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
 
 
 def test_does_new_copy_the_bundled_course_and_mark_it(mine):
@@ -55,8 +58,10 @@ def test_does_new_refuse_a_folder_with_something_in_it(tmp_path, monkeypatch):
     assert not list(tmp_path.glob(".*partial"))
 
 
-@pytest.mark.parametrize("command", [("build", "--out", "dist"), ("release",),
-                                     ("grade", ".", "--out", "results"), ("check", "--assignment", "x")])
+@pytest.mark.parametrize(
+    "command",
+    [("build", "--out", "dist"), ("release",), ("grade", ".", "--out", "results"), ("check", "--assignment", "x")],
+)
 def test_does_every_instructor_command_outside_a_course_say_so(tmp_path, monkeypatch, command):
     code, output = _run(*command, cwd=tmp_path, monkeypatch=monkeypatch)
     assert code != 0 and "no course folder here" in output and "Traceback" not in output
@@ -64,8 +69,9 @@ def test_does_every_instructor_command_outside_a_course_say_so(tmp_path, monkeyp
 
 
 def test_is_a_folder_without_the_marker_refused_as_a_course(tmp_path, monkeypatch):
-    code, output = _run("build", "--course", tmp_path, "--out", tmp_path / "dist", cwd=tmp_path,
-                        monkeypatch=monkeypatch)
+    code, output = _run(
+        "build", "--course", tmp_path, "--out", tmp_path / "dist", cwd=tmp_path, monkeypatch=monkeypatch
+    )
     assert code == 1 and "is not a course folder" in output and not (tmp_path / "dist").exists()
 
 
@@ -81,8 +87,11 @@ def test_do_edited_points_a_test_and_a_quiz_item_in_a_course_show_in_its_build(m
     test_file = mine / CAUSAL
     text = test_file.read_text()
     assert "@test_case(points=2, hidden=True)" in text
-    test_file.write_text(text.replace("@test_case(points=2, hidden=True)", "@test_case(points=9, hidden=True)")
-                         .replace("for n in (1, 2, 5, 7):", "for n in (1, 2, 5, 7, 11):"))
+    test_file.write_text(
+        text.replace("@test_case(points=2, hidden=True)", "@test_case(points=9, hidden=True)").replace(
+            "for n in (1, 2, 5, 7):", "for n in (1, 2, 5, 7, 11):"
+        )
+    )
     quiz = mine / "quiz" / "1_positional_encoding.yaml"
     assert 'title: "PE at dimension 0"' in quiz.read_text()
     quiz.write_text(quiz.read_text().replace('title: "PE at dimension 0"', 'title: "PE at dimension zero (edited)"'))
@@ -103,7 +112,9 @@ def test_do_edited_points_a_test_and_a_quiz_item_in_a_course_show_in_its_build(m
 def test_does_a_second_course_stay_apart_from_the_first(tmp_path, monkeypatch):
     """Two course folders: each command reads the one it runs in (or --course)."""
     first, second = course.new(dest=tmp_path / "a"), course.new(dest=tmp_path / "b")
-    (second / CAUSAL).write_text((second / CAUSAL).read_text().replace("points=2, hidden=True", "points=5, hidden=True"))
+    (second / CAUSAL).write_text(
+        (second / CAUSAL).read_text().replace("points=2, hidden=True", "points=5, hidden=True")
+    )
     from attnlab import build
 
     with paths.use(course=first):

@@ -28,8 +28,14 @@ def _layout(tmp_path: Path, dist: Path, files: dict[str, str]) -> Path:
 def _run(root: Path) -> dict:
     """What run_autograder does, with this machine's Python instead of the image's mamba env."""
     env = dict(os.environ, PYTHONPATH=str(root / "source"))
-    subprocess.run([sys.executable, "-m", "attnlab.gradescope", "--root", str(root)],
-                   cwd=root / "source", env=env, check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "attnlab.gradescope", "--root", str(root)],
+        cwd=root / "source",
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     return json.loads((root / "results" / "results.json").read_text())
 
 

@@ -7,13 +7,22 @@ import pytest
 import gradescope_sim
 from attnlab import build, paths, release
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not gradescope_sim.available(), reason="needs root, unshare and chroot")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not gradescope_sim.available(), reason="needs root, unshare and chroot"),
+]
 
 FIXTURES = paths.kit_root() / "tests" / "fixtures" / "grade"
 # a few attacks that target the container itself; tests/grade/test_hostile.py runs the whole corpus
-ATTACKS = ["read_and_print_tests", "fake_results_json", "patch_numpy_testing", "kill_parent",
-           "child_in_new_session", "reads_autograder_folder", "malformed_frames"]
+ATTACKS = [
+    "read_and_print_tests",
+    "fake_results_json",
+    "patch_numpy_testing",
+    "kill_parent",
+    "child_in_new_session",
+    "reads_autograder_folder",
+    "malformed_frames",
+]
 PAIRS = ["introspects_probes", "mutates_after_answering"]
 
 
@@ -64,9 +73,11 @@ def test_does_no_attack_beat_its_honest_twin_in_the_container(dist, tmp_path, tw
 
 
 def test_is_nothing_of_the_autograder_folder_visible_to_the_submission(dist, tmp_path):
-    text = (FIXTURES / "twin.py").read_text() + "\n\n" + (FIXTURES / "hostile" / "reads_autograder_folder.py").read_text()
+    text = (
+        (FIXTURES / "twin.py").read_text() + "\n\n" + (FIXTURES / "hostile" / "reads_autograder_folder.py").read_text()
+    )
     shown = _seen_by_student(_grade(dist, tmp_path, "reader", text))
-    assert "FOUND" in shown   # the attack ran and its message is shown
+    assert "FOUND" in shown  # the attack ran and its message is shown
     for secret in ('"users"', "submission_metadata", "run_autograder", "sandbox.yaml", "results.json"):
         assert secret not in shown
 
@@ -74,9 +85,12 @@ def test_is_nothing_of_the_autograder_folder_visible_to_the_submission(dist, tmp
 @pytest.mark.parametrize("pair", PAIRS)
 def test_does_no_attack_beat_its_honest_variant_in_the_container(dist, tmp_path, pair):
     twin = (FIXTURES / "twin.py").read_text() + "\n\n"
-    scores = {side: _grade(dist, tmp_path, f"{pair}_{side}",
-                           twin + (FIXTURES / "pairs" / f"{pair}.{side}.py").read_text())["score"]
-              for side in ("attack", "honest")}
+    scores = {
+        side: _grade(dist, tmp_path, f"{pair}_{side}", twin + (FIXTURES / "pairs" / f"{pair}.{side}.py").read_text())[
+            "score"
+        ]
+        for side in ("attack", "honest")
+    }
     assert scores["attack"] <= scores["honest"]
 
 
@@ -86,8 +100,10 @@ def test_does_nothing_linger_after_the_container_run(dist, tmp_path):
     import uuid
 
     token = "at" + uuid.uuid4().hex[:13]
-    daemon = (f"import ctypes, os, time\nctypes.CDLL(None).prctl(15, ctypes.c_char_p(b'{token}'), 0, 0, 0)\n"
-              "if os.fork() == 0:\n    os.setsid()\n    while True:\n        time.sleep(0.1)\n")
+    daemon = (
+        f"import ctypes, os, time\nctypes.CDLL(None).prctl(15, ctypes.c_char_p(b'{token}'), 0, 0, 0)\n"
+        "if os.fork() == 0:\n    os.setsid()\n    while True:\n        time.sleep(0.1)\n"
+    )
     _grade(dist, tmp_path, "daemon", (FIXTURES / "twin.py").read_text() + "\n\n" + daemon)
     time.sleep(0.5)
     lingering = []
@@ -122,8 +138,10 @@ def test_is_the_quiz_graded_in_the_container_without_running_the_notebook(dist, 
 
     keys = {i.id: key_text(i) or "words" for i in bank.load().values()}
     half = {k: v for i, (k, v) in enumerate(keys.items()) if i % 2}
-    override = ("import attnlab_quiz.check as _c\nclass _V:\n    status, message = 'right', 'Right.'\n"
-                "_c.check_variable = lambda *args, **kwargs: _V()")
+    override = (
+        "import attnlab_quiz.check as _c\nclass _V:\n    status, message = 'right', 'Right.'\n"
+        "_c.check_variable = lambda *args, **kwargs: _V()"
+    )
     full = _grade_quiz(dist, tmp_path, "key", _quiz_notebook(keys))
     honest = _grade_quiz(dist, tmp_path, "half", _quiz_notebook(half))
     hostile = _grade_quiz(dist, tmp_path, "hostile", _quiz_notebook(half, [override]))

@@ -31,6 +31,7 @@ ARRAY_DUMP = re.compile(r"\[\[|(?:-?\d+\.\d+[,\s]+){6,}")
 
 # ---- what counts as a secret, read from a course folder ------------------------------------------
 
+
 def _substantial(lines):
     return {ln.strip() for ln in lines if len(ln.strip()) > 24 and not ln.strip().startswith(("#", "@", '"""'))}
 
@@ -47,25 +48,37 @@ def _hidden_case_lines(assignment):
         text = test.read_text()
         lines = text.splitlines()
         for node in ast.parse(text).body:
-            if isinstance(node, ast.FunctionDef) and node.decorator_list and \
-                    "hidden=True" in ast.get_source_segment(text, node.decorator_list[0]):
-                found |= _substantial(lines[node.lineno - 1:node.end_lineno])
+            if (
+                isinstance(node, ast.FunctionDef)
+                and node.decorator_list
+                and "hidden=True" in ast.get_source_segment(text, node.decorator_list[0])
+            ):
+                found |= _substantial(lines[node.lineno - 1 : node.end_lineno])
     return found - _public_lines(assignment)
 
 
 def _tool_lines():
     """The tool's own code, public to anyone who installs it (the student tool ships it)."""
     package = Path(student_tool.__file__).resolve().parent
-    return set().union(*(_substantial(p.read_text().splitlines()) for p in package.rglob("*.py")
-                         if "kit" not in p.relative_to(package).parts))
+    return set().union(
+        *(
+            _substantial(p.read_text().splitlines())
+            for p in package.rglob("*.py")
+            if "kit" not in p.relative_to(package).parts
+        )
+    )
 
 
 def _oracle_lines(assignment):
     """Oracle lines, less the generic ones the tool's code also has (a stable softmax line in the quiz
     checker is no oracle leak); solution and hidden-case lines get no such allowance."""
-    return set().union(set(), *(_substantial(p.read_text().splitlines())
-                                for p in paths.support_dir(assignment).rglob("*.py"))) \
-        - _public_lines(assignment) - _tool_lines()
+    return (
+        set().union(
+            set(), *(_substantial(p.read_text().splitlines()) for p in paths.support_dir(assignment).rglob("*.py"))
+        )
+        - _public_lines(assignment)
+        - _tool_lines()
+    )
 
 
 def _solution_lines(assignment):
@@ -109,6 +122,7 @@ def secrets(course_dir: Path) -> dict[str, set[str]]:
 
 # ---- what students receive ------------------------------------------------------------------------
 
+
 def _unpack(where: str, data: bytes, into: dict[str, str]) -> None:
     """Every file of a zip (or wheel), zips inside it included."""
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
@@ -133,13 +147,18 @@ def received_from(dist: Path) -> dict[str, str]:
 
 def scan(received: dict[str, str], found: dict[str, set[str]]) -> dict[str, dict[str, list[str]]]:
     """{kind: {where: secrets found there}}, plus graded items whose student copy kept a key."""
-    leaks = {kind: {where: [s for s in texts if s in text][:2] for where, text in received.items()}
-             for kind, texts in found.items()}
+    leaks = {
+        kind: {where: [s for s in texts if s in text][:2] for where, text in received.items()}
+        for kind, texts in found.items()
+    }
     leaks = {kind: {w: s for w, s in by_where.items() if s} for kind, by_where in leaks.items()}
     for where, text in received.items():
         if re.search(r"attnlab/quiz/quiz/[^/]+\.yaml$", where) and not where.endswith(bank.DEFINITIONS_FILE):
-            kept = [e["id"] for e in yaml.safe_load(text) or []
-                    if not e.get("practice") and set(e) - set(bank.STUDENT_FIELDS)]
+            kept = [
+                e["id"]
+                for e in yaml.safe_load(text) or []
+                if not e.get("practice") and set(e) - set(bank.STUDENT_FIELDS)
+            ]
             if kept:
                 leaks.setdefault("graded quiz key", {})[where] = kept
     return {kind: by_where for kind, by_where in leaks.items() if by_where}
@@ -158,6 +177,7 @@ def student_build(course_dir: Path, out: Path) -> Path:
 
 
 # ---- the real build -----------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def received(dist, tmp_path_factory):
@@ -202,6 +222,7 @@ def test_did_the_test_reading_submission_really_try(received):
 
 # ---- the scan finds leaks planted in a copy of the course ------------------------------------------
 
+
 def _replace(path: Path, old: str, new: str) -> None:
     text = path.read_text()
     assert old in text, f"the plant needs {old!r} in {path}"
@@ -229,8 +250,12 @@ def _plant_graded_key(root):
     _replace(proof, "    With $K' = PK$, write", "    Hint: (K')^T = K^T*P^T. With $K' = PK$, write")
 
 
-PLANTS = {"hidden test code": _plant_hidden_case, "solution code": _plant_solution_body,
-          "oracle code": _plant_oracle, "graded quiz key": _plant_graded_key}
+PLANTS = {
+    "hidden test code": _plant_hidden_case,
+    "solution code": _plant_solution_body,
+    "oracle code": _plant_oracle,
+    "graded quiz key": _plant_graded_key,
+}
 
 
 @pytest.mark.parametrize("kind", PLANTS)

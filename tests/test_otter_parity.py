@@ -18,8 +18,12 @@ OTTER = str(Path(sys.executable).with_name("otter"))
 def otter_score(dist: Path, submission: Path, tmp_path: Path) -> float:
     out = tmp_path / f"otter-{submission.stem}"
     out.mkdir()
-    proc = subprocess.run([OTTER, "run", "-a", str(dist / "autograder.zip"), "-o", str(out), str(submission)],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [OTTER, "run", "-a", str(dist / "autograder.zip"), "-o", str(out), str(submission)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert (out / "results.json").exists(), proc.stdout[-2000:] + proc.stderr[-2000:]
     return json.loads((out / "results.json").read_text())["score"]
 

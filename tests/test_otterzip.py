@@ -8,7 +8,7 @@ import pytest
 from attnlab import otterzip
 
 COMMAND = "cd /autograder/source && exec python -m attnlab.gradescope"
-TEST_FILE = '''OK_FORMAT = False
+TEST_FILE = """OK_FORMAT = False
 
 from otter.test_files import test_case
 
@@ -18,7 +18,7 @@ name = "q1"
 @test_case(points=1)
 def test_one(env):
     assert env["x"] == 1
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +29,9 @@ def otter_zip(tmp_path_factory) -> Path:
     (stage / "tests" / "q1.py").write_text(TEST_FILE)
     requirements = stage / "requirements.txt"
     requirements.write_text("numpy\n")
-    return otterzip.generate(stage=stage, target=stage.parent / "autograder.zip", points_possible=1.0,
-                             requirements=requirements, support=[])
+    return otterzip.generate(
+        stage=stage, target=stage.parent / "autograder.zip", points_possible=1.0, requirements=requirements, support=[]
+    )
 
 
 def _script(path: Path) -> str:
@@ -52,7 +53,7 @@ def test_is_only_otters_runner_line_replaced(otter_zip, tmp_path):
     runner = [line for line in before if "run_otter.py" in line]
     assert len(runner) == 1, before  # otter's own script starts its runner on one line
     at = before.index(runner[0])
-    assert after[:at] == before[:at] and after[at + 2:] == before[at + 1:]
+    assert after[:at] == before[:at] and after[at + 2 :] == before[at + 1 :]
     assert after[at] == "# attnlab build replaced otter's runner here: a test" and after[at + 1] == COMMAND
     with zipfile.ZipFile(otter_zip) as old, zipfile.ZipFile(patched) as new:
         assert new.getinfo("run_autograder").external_attr >> 16 & 0o111

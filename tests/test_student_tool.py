@@ -35,8 +35,14 @@ def unpacked(wheel, tmp_path_factory):
 def _student(site, cwd, *args):
     """The student's `attnlab ...`, run from the unpacked wheel only."""
     env = dict(os.environ, PYTHONPATH=str(site))
-    return subprocess.run([sys.executable, "-c", "from attnlab.cli import student; student()", *args],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", "from attnlab.cli import student; student()", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_is_the_wheel_a_valid_wheel_with_the_attnlab_command(wheel):
@@ -81,8 +87,13 @@ def test_does_the_student_command_offer_only_check_and_quiz(unpacked, tmp_path):
     commands = shown.stdout.split("Commands:")[1].split()
     assert "check" in commands and "quiz" in commands
     assert not {"build", "grade", "release", "demo", "new"} & set(commands)
-    where = subprocess.run([sys.executable, "-c", "import attnlab; print(attnlab.__file__)"], cwd=tmp_path,
-                           env=dict(os.environ, PYTHONPATH=str(unpacked)), capture_output=True, text=True)
+    where = subprocess.run(
+        [sys.executable, "-c", "import attnlab; print(attnlab.__file__)"],
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(unpacked)),
+        capture_output=True,
+        text=True,
+    )
     assert where.stdout.startswith(str(unpacked)), "the test must run the wheel's code, not the checkout's"
 
 

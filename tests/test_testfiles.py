@@ -6,7 +6,7 @@ import pytest
 
 from attnlab import testfiles
 
-SAMPLE = textwrap.dedent('''\
+SAMPLE = textwrap.dedent("""\
     OK_FORMAT = False
 
     from otter.test_files import test_case
@@ -34,7 +34,7 @@ SAMPLE = textwrap.dedent('''\
     @test_case(points=3, hidden=True)
     def test_hidden(f):
         assert f([1]) == [_oracle(1)]
-''')
+""")
 
 
 def _write(tmp_path, text, name="q.py"):
@@ -66,16 +66,18 @@ def test_are_cases_loaded_with_their_points_visibility_and_parameters(tmp_path):
     assert tf.points == 4 and tf.needs() == {"f"}
 
 
-@pytest.mark.parametrize("header, case_points, expected", [
-    ("points = 6", ["None", "None", "None"], [2, 2, 2]),
-    ("points = 5", ["1", "None", "None"], [1, 2, 2]),
-    ("points = [1, 2, 3]", ["None", "None", "None"], [1, 2, 3]),
-    ("", ["None", "None"], [0.5, 0.5]),
-    ("", ["2", "0"], [2, 0]),
-])
+@pytest.mark.parametrize(
+    "header, case_points, expected",
+    [
+        ("points = 6", ["None", "None", "None"], [2, 2, 2]),
+        ("points = 5", ["1", "None", "None"], [1, 2, 2]),
+        ("points = [1, 2, 3]", ["None", "None", "None"], [1, 2, 3]),
+        ("", ["None", "None"], [0.5, 0.5]),
+        ("", ["2", "0"], [2, 0]),
+    ],
+)
 def test_are_points_shared_out_the_way_otter_does(tmp_path, header, case_points, expected):
-    cases = "\n".join(
-        f"@test_case(points={p})\ndef test_{i}():\n    pass\n" for i, p in enumerate(case_points))
+    cases = "\n".join(f"@test_case(points={p})\ndef test_{i}():\n    pass\n" for i, p in enumerate(case_points))
     path = _write(tmp_path, f"from otter.test_files import test_case\nname = 'q'\n{header}\n{cases}")
     assert [c.points for c in testfiles.load(path).cases] == pytest.approx(expected)
 

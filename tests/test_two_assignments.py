@@ -76,11 +76,11 @@ def test_does_a_command_that_needs_one_assignment_ask_which(two, tmp_path, monke
 
 def test_does_grade_score_the_chosen_assignment_and_name_the_canvas_column_after_it(two, tmp_path, monkeypatch):
     roster = tmp_path / "roster.csv"
-    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n"
-                      "Ada,101,s1,scale_right_score_full,A\n")
+    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\nAda,101,s1,scale_right_score_full,A\n")
     monkeypatch.chdir(two / "assignments")
-    code, output = _run("grade", FIXTURE / "submissions", "--out", tmp_path / "results",
-                        "--assignment", "warmup", "--roster", roster)
+    code, output = _run(
+        "grade", FIXTURE / "submissions", "--out", tmp_path / "results", "--assignment", "warmup", "--roster", roster
+    )
     # one submission has no roster row: graded, and flagged for a human (exit status 3)
     assert code == 3 and "scale_positive_only_score_partial" in output, output
     with open(tmp_path / "results" / "grades.csv", newline="") as f:

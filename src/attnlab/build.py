@@ -72,28 +72,40 @@ def autograder_zip(*, out: Path, assignment: str | None = None) -> Path:
     with tempfile.TemporaryDirectory() as tmp:
         stage = Path(tmp)
         shutil.copytree(paths.tests_dir(assignment), stage / "tests")
-        support = sorted(p.name for p in support_dir.iterdir()
-                         if p.is_dir() and not p.name.startswith(("_", "."))) if support_dir.is_dir() else []
+        support = (
+            sorted(p.name for p in support_dir.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+            if support_dir.is_dir()
+            else []
+        )
         for name in support:
             shutil.copytree(support_dir / name, stage / name, ignore=shutil.ignore_patterns("__pycache__"))
-        target = otterzip.generate(stage=stage, target=Path(out) / autograder_zip_name(assignment),
-                                   support=support, points_possible=points_possible(assignment=assignment),
-                                   requirements=requirements)
+        target = otterzip.generate(
+            stage=stage,
+            target=Path(out) / autograder_zip_name(assignment),
+            support=support,
+            points_possible=points_possible(assignment=assignment),
+            requirements=requirements,
+        )
     # the engine reads what a submission may import from sandbox.yaml beside the tests folder
     sandbox = [(p, p.name) for p in [paths.autograder_dir(assignment) / "sandbox.yaml"] if p.is_file()]
-    otterzip.run_with(target, extra=_package_files() + sandbox,
-                      why="grade with attnlab's isolated engine instead of otter's in-process runner "
-                          "(the student's code never shares a process with the tests).",
-                      command="cd /autograder/source && PYTHONPATH=/autograder/source "
-                              "exec python -m attnlab.gradescope")
+    otterzip.run_with(
+        target,
+        extra=_package_files() + sandbox,
+        why="grade with attnlab's isolated engine instead of otter's in-process runner "
+        "(the student's code never shares a process with the tests).",
+        command="cd /autograder/source && PYTHONPATH=/autograder/source exec python -m attnlab.gradescope",
+    )
     return target
 
 
 def _package_files() -> list[tuple[Path, str]]:
     """The attnlab package's source files, as (path, name in the zip), without the bundled kit."""
     package = Path(__file__).resolve().parent
-    return [(p, f"attnlab/{p.relative_to(package).as_posix()}") for p in sorted(package.rglob("*.py"))
-            if "kit" not in p.relative_to(package).parts]
+    return [
+        (p, f"attnlab/{p.relative_to(package).as_posix()}")
+        for p in sorted(package.rglob("*.py"))
+        if "kit" not in p.relative_to(package).parts
+    ]
 
 
 def main(*, out: Path = Path("dist"), assignment: str | None = None) -> list[Path]:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from . import paths
 
-CALL_TIMEOUT = 10.0   # as `attnlab grade`'s default --timeout
-MEMORY_MB = 2048      # as `attnlab grade`'s default --memory-mb
+CALL_TIMEOUT = 10.0  # as `attnlab grade`'s default --timeout
+MEMORY_MB = 2048  # as `attnlab grade`'s default --memory-mb
 
 
 def find_submission(folder: Path, name: str) -> Path:
@@ -23,8 +23,7 @@ def find_submission(folder: Path, name: str) -> Path:
     (the release ships both, and a student works in one)."""
     found = [p for p in (folder / f"{name}.ipynb", folder / f"{name}.py") if p.is_file()]
     if not found:
-        raise FileNotFoundError(
-            f"found neither {name}.ipynb nor {name}.py in {folder}; name the submission to check")
+        raise FileNotFoundError(f"found neither {name}.ipynb nor {name}.py in {folder}; name the submission to check")
     return max(found, key=lambda p: p.stat().st_mtime)
 
 
@@ -39,8 +38,10 @@ def locate(*, submission: Path | None, assignment: str | None) -> tuple[Path, Pa
     if assignment is None and (folder / "tests").is_dir():
         name, tests = folder.name, folder / "tests"
     elif assignment is None and paths.current_course() is None:
-        raise FileNotFoundError(f"no public tests in {folder}: run `attnlab check` in the assignment "
-                                "folder you unzipped (the one holding tests/), or name your file there")
+        raise FileNotFoundError(
+            f"no public tests in {folder}: run `attnlab check` in the assignment "
+            "folder you unzipped (the one holding tests/), or name your file there"
+        )
     else:
         name = paths.current_assignment(assignment)
         tests = paths.public_tests_dir(name)
@@ -85,6 +86,9 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
         print(f"{mark} {q.name}: {q.score:g} / {q.possible:g} (public tests)")
         if lines:
             print("\n".join(lines))
-    print("All public tests passed. Hidden tests decide the grade." if not failed else
-          f"{failed} public test case(s) failed.")
+    print(
+        "All public tests passed. Hidden tests decide the grade."
+        if not failed
+        else f"{failed} public test case(s) failed."
+    )
     return 1 if failed else 0

@@ -56,11 +56,19 @@ def _fail_cleanly(err: OSError) -> click.ClickException:
 
 def course_options(command):
     """``--course`` and ``--assignment``, shared by the commands that work on a course."""
-    command = click.option("--assignment", default=None, metavar="NAME",
-                           help="The assignment (a folder of the course's solutions/); "
-                                "default: every one, or the only one.")(command)
-    return click.option("--course", "course", type=click.Path(file_okay=False, path_type=Path), default=None,
-                        help="The course folder (default: the one holding the working directory).")(command)
+    command = click.option(
+        "--assignment",
+        default=None,
+        metavar="NAME",
+        help="The assignment (a folder of the course's solutions/); default: every one, or the only one.",
+    )(command)
+    return click.option(
+        "--course",
+        "course",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="The course folder (default: the one holding the working directory).",
+    )(command)
 
 
 @main.command()
@@ -77,9 +85,14 @@ def new(dest: Path):
 
 
 @main.command()
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=Path("dist"),
-              show_default=True, help="Folder for the student and autograder zips, the student tool "
-                                      "and the quiz files.")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("dist"),
+    show_default=True,
+    help="Folder for the student and autograder zips, the student tool and the quiz files.",
+)
 @course_options
 def build(out: Path, course: Path | None, assignment: str | None):
     """Build each assignment's student zip and autograder zip, the student tool and the quiz files."""
@@ -94,8 +107,13 @@ def build(out: Path, course: Path | None, assignment: str | None):
 
 
 @main.command()
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder to write into (default: the course's assignments/<assignment>/).")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder to write into (default: the course's assignments/<assignment>/).",
+)
 @course_options
 def release(out: Path | None, course: Path | None, assignment: str | None):
     """Regenerate the student release (notebook, .py twin, public tests) from the solution."""
@@ -114,24 +132,56 @@ def release(out: Path | None, course: Path | None, assignment: str | None):
 
 
 @main.command()
-@click.argument("submissions", nargs=-1, required=True,
-                type=click.Path(exists=True, path_type=Path))
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Folder for grades.csv, found.csv, the item analysis and submissions/<name>/.")
-@click.option("--roster", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help="Canvas gradebook export (CSV): checked before grading; writes canvas_import.csv.")
-@click.option("--column", default=None,
-              help="The roster's assignment column to fill, by title or Canvas id (default: pe_attention).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Submissions graded at once (default: one per core).")
+@click.argument("submissions", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder for grades.csv, found.csv, the item analysis and submissions/<name>/.",
+)
+@click.option(
+    "--roster",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Canvas gradebook export (CSV): checked before grading; writes canvas_import.csv.",
+)
+@click.option(
+    "--column",
+    default=None,
+    help="The roster's assignment column to fill, by title or Canvas id (default: pe_attention).",
+)
+@click.option(
+    "--jobs", "-j", type=click.IntRange(min=1), default=None, help="Submissions graded at once (default: one per core)."
+)
 @click.option("--force", is_flag=True, help="Regrade submissions that are unchanged since they were graded.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-              help="Seconds one call of a student function may take.")
-@click.option("--memory-mb", type=click.IntRange(min=256), default=2048, show_default=True,
-              help="Memory limit of each submission's sandbox.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=10.0,
+    show_default=True,
+    help="Seconds one call of a student function may take.",
+)
+@click.option(
+    "--memory-mb",
+    type=click.IntRange(min=256),
+    default=2048,
+    show_default=True,
+    help="Memory limit of each submission's sandbox.",
+)
 @course_options
-def grade(submissions: tuple[Path, ...], out: Path, roster: Path | None, column: str | None, jobs: int | None,
-          force: bool, timeout: float, memory_mb: int, course: Path | None, assignment: str | None):
+def grade(
+    submissions: tuple[Path, ...],
+    out: Path,
+    roster: Path | None,
+    column: str | None,
+    jobs: int | None,
+    force: bool,
+    timeout: float,
+    memory_mb: int,
+    course: Path | None,
+    assignment: str | None,
+):
     """Grade submissions in isolated processes: files, folders of them, one folder per student, a
     Gradescope export, a Canvas bulk download, or zips of these.
 
@@ -145,8 +195,16 @@ def grade(submissions: tuple[Path, ...], out: Path, roster: Path | None, column:
     try:
         with paths.use(course=course, assignment=assignment):
             paths.current_assignment()  # several assignments and none chosen: say so before grading
-            run = grade_.main(submissions=list(submissions), out=out, roster=roster, column=column, jobs=jobs,
-                              force=force, timeout=timeout, memory_mb=memory_mb)
+            run = grade_.main(
+                submissions=list(submissions),
+                out=out,
+                roster=roster,
+                column=column,
+                jobs=jobs,
+                force=force,
+                timeout=timeout,
+                memory_mb=memory_mb,
+            )
     except OSError as err:
         raise _fail_cleanly(err) from None
     except ValueError as err:  # e.g. a bad roster, two submissions with the same name
@@ -173,19 +231,29 @@ student.add_command(check)
 
 
 @main.command()
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("attnlab-demo"), show_default=True, help="Folder for the demo's output.")
-@click.option("--course", "course", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="The course folder (default: the one holding the working directory, else a "
-                   "temporary copy of the bundled course).")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("attnlab-demo"),
+    show_default=True,
+    help="Folder for the demo's output.",
+)
+@click.option(
+    "--course",
+    "course",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The course folder (default: the one holding the working directory, else a "
+    "temporary copy of the bundled course).",
+)
 @click.option("--assignment", default=None, metavar="NAME", help="The assignment (default: the only one).")
 def demo(out: Path, course: Path | None, assignment: str | None):
     """Build everything and grade the bundled sample submissions: the whole flow in one command."""
     from . import demo as demo_
 
     try:
-        as_named = demo_.main(out=out, course_dir=paths.check_course(course) if course else None,
-                              assignment=assignment)
+        as_named = demo_.main(out=out, course_dir=paths.check_course(course) if course else None, assignment=assignment)
     except OSError as err:
         raise _fail_cleanly(err) from None
     raise SystemExit(0 if as_named else 1)

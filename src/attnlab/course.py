@@ -34,12 +34,12 @@ def new(*, dest: Path) -> Path:
     """Copy the bundled course into ``dest`` (absent or empty) and return it."""
     dest = Path(dest).resolve()
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-        raise paths.CourseError(f"{dest} already exists and is not an empty folder; "
-                                "choose a new folder for the course")
+        raise paths.CourseError(f"{dest} already exists and is not an empty folder; choose a new folder for the course")
     kit = paths.kit_root()
     if any(dest.is_relative_to(kit / part) for part in paths.COURSE_PARTS):
-        raise paths.CourseError(f"{dest} is inside the bundled course's {dest.relative_to(kit).parts[0]}/; "
-                                "choose a folder outside it")
+        raise paths.CourseError(
+            f"{dest} is inside the bundled course's {dest.relative_to(kit).parts[0]}/; choose a folder outside it"
+        )
     dest.parent.mkdir(parents=True, exist_ok=True)
     partial = dest.with_name(f".{dest.name}.partial")
     shutil.rmtree(partial, ignore_errors=True)

@@ -19,8 +19,7 @@ from rich.table import Table
 from . import build, course, grade, paths, samples, testfiles
 
 
-def main(*, out: Path = Path("attnlab-demo"), course_dir: Path | None = None,
-         assignment: str | None = None) -> bool:
+def main(*, out: Path = Path("attnlab-demo"), course_dir: Path | None = None, assignment: str | None = None) -> bool:
     """Run the demo into ``out``; True when every sample scored what its name says."""
     console = Console()
     out = Path(out).resolve()
@@ -46,8 +45,10 @@ def _run(console: Console, out: Path, assignment: str) -> bool:
 
     with open(out / "results" / "grades.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    table = Table(title=f"3. Scores out of {possible:g} (per question: {out / 'results' / 'grades.csv'}; "
-                        f"feedback: {out / 'results' / 'submissions'}/<submission>/feedback.md)")
+    table = Table(
+        title=f"3. Scores out of {possible:g} (per question: {out / 'results' / 'grades.csv'}; "
+        f"feedback: {out / 'results' / 'submissions'}/<submission>/feedback.md)"
+    )
     table.add_column("submission (name without _score_...)", no_wrap=True)
     table.add_column("promised")
     table.add_column("total", justify="right")
@@ -60,8 +61,11 @@ def _run(console: Console, out: Path, assignment: str) -> bool:
         ok = promised is None or promised == got
         all_ok &= ok
         lost = [q for q in questions if float(row[q]) < points[q]]
-        table.add_row(row["submission"].rsplit("_score_", 1)[0],
-                      f"[green]{promised}[/]" if ok else f"[red]{promised}, got {got}[/]", row["total"],
-                      "all" if len(lost) == len(questions) else ", ".join(lost) or "-")
+        table.add_row(
+            row["submission"].rsplit("_score_", 1)[0],
+            f"[green]{promised}[/]" if ok else f"[red]{promised}, got {got}[/]",
+            row["total"],
+            "all" if len(lost) == len(questions) else ", ".join(lost) or "-",
+        )
     console.print(table)
     return all_ok

@@ -23,20 +23,32 @@ HIDDEN_VISIBILITY = "after_published"
 
 
 def _error_results(message: str) -> dict:
-    return {"score": 0, "output": message,
-            "tests": [{"name": "Submission", "score": 0, "max_score": 0, "visibility": "visible",
-                       "output": message, "status": "failed"}]}
+    return {
+        "score": 0,
+        "output": message,
+        "tests": [
+            {
+                "name": "Submission",
+                "score": 0,
+                "max_score": 0,
+                "visibility": "visible",
+                "output": message,
+                "status": "failed",
+            }
+        ],
+    }
 
 
 def for_gradescope(results: dict) -> dict:
     """Engine results with hidden rows, and the per-question totals that include them, kept from
     students until grades are published; the visible summary covers the public tests only."""
-    tests = [dict(t, visibility=HIDDEN_VISIBILITY) if t.get("visibility") == "hidden" else t
-             for t in results.get("tests", [])]
+    tests = [
+        dict(t, visibility=HIDDEN_VISIBILITY) if t.get("visibility") == "hidden" else t
+        for t in results.get("tests", [])
+    ]
     public = [t for t in tests if t.get("visibility") == "visible" and "max_score" in t]
     passed = sum(t.get("status") == "passed" for t in public)
-    summary = (f"Public tests: {passed} of {len(public)} passed. Hidden tests are shown when grades "
-               "are published.")
+    summary = f"Public tests: {passed} of {len(public)} passed. Hidden tests are shown when grades are published."
     return dict(results, tests=tests, output=summary)
 
 
@@ -58,8 +70,15 @@ def main(*, root: Path = Path("/autograder")) -> dict:
     else:
         work = Path(tempfile.mkdtemp(prefix="attnlab-", dir=results_dir))
         try:
-            run = grade.main(submissions=[submission], out=work, tests_dir=source / "tests",
-                             support_dir=source / "files", jobs=1, force=True, progress=False)
+            run = grade.main(
+                submissions=[submission],
+                out=work,
+                tests_dir=source / "tests",
+                support_dir=source / "files",
+                jobs=1,
+                force=True,
+                progress=False,
+            )
             written = run.graded[0].results
             assert written is not None  # every submission handed to the grader gets a results file
             results = for_gradescope(json.loads(written.read_text()))

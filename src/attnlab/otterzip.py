@@ -23,8 +23,7 @@ def _cwd(path: Path):
         os.chdir(old)
 
 
-def generate(*, stage: Path, target: Path, points_possible: float, requirements: Path,
-             support: list[str]) -> Path:
+def generate(*, stage: Path, target: Path, points_possible: float, requirements: Path, support: list[str]) -> Path:
     """Zip ``stage/tests`` and the support folders ``stage/<support>`` into ``target``.
 
     otter writes a top-level ``score`` only when ``points_possible`` is set, and takes support
@@ -34,11 +33,18 @@ def generate(*, stage: Path, target: Path, points_possible: float, requirements:
 
     target = Path(target).resolve()
     (stage / "otter_config.json").write_text(
-        json.dumps({"lang": "python", "points_possible": points_possible}, indent=2), encoding="utf-8")
+        json.dumps({"lang": "python", "points_possible": points_possible}, indent=2), encoding="utf-8"
+    )
     # the old zip survives a failed build
     with atomic.replacing(target) as partial, _cwd(stage):
-        otter_generate(tests_dir="tests", output_path=str(partial), config="otter_config.json",
-                       requirements=str(requirements), no_environment=True, files=support)
+        otter_generate(
+            tests_dir="tests",
+            output_path=str(partial),
+            config="otter_config.json",
+            requirements=str(requirements),
+            no_environment=True,
+            files=support,
+        )
     return target
 
 
@@ -50,8 +56,11 @@ def run_with(zip_path: Path, *, command: str, why: str, extra: Sequence[tuple[Pa
     added; ``otter run -a`` ignores ``run_autograder`` and keeps using otter's runner on the same tests.
     """
     zip_path = Path(zip_path)
-    with atomic.replacing(zip_path) as tmp, zipfile.ZipFile(zip_path) as src, \
-            zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
+    with (
+        atomic.replacing(zip_path) as tmp,
+        zipfile.ZipFile(zip_path) as src,
+        zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst,
+    ):
         for entry in src.infolist():
             if entry.filename == "run_autograder":
                 script = patch_runner(src.read(entry).decode("utf-8"), command=command, why=why)
@@ -75,8 +84,10 @@ def patch_runner(script: str, *, command: str, why: str) -> str:
     lines = script.splitlines(keepends=True)
     found = [i for i, line in enumerate(lines) if _RUNNER_LINE.fullmatch(line)]
     if len(found) != 1:
-        raise ValueError(f"otter's run_autograder starts its runner on {len(found)} lines, not one; "
-                         "this otter version lays it out differently, so attnlab cannot replace it:\n" + script)
+        raise ValueError(
+            f"otter's run_autograder starts its runner on {len(found)} lines, not one; "
+            "this otter version lays it out differently, so attnlab cannot replace it:\n" + script
+        )
     at = found[0]
-    lines[at:at + 1] = [f"# attnlab build replaced otter's runner here: {why}\n", f"{command}\n"]
+    lines[at : at + 1] = [f"# attnlab build replaced otter's runner here: {why}\n", f"{command}\n"]
     return "".join(lines)

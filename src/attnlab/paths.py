@@ -25,8 +25,10 @@ ASSIGNMENT = "pe_attention"  # the bundled course's assignment
 # What `attnlab new` copies from the bundled course
 COURSE_PARTS = (MARKER, "solutions", "autograder", "assignments", "quiz", "examples")
 RESERVED = ("quiz",)  # the quiz's files (quiz_autograder.zip) would collide with an assignment's
-NO_COURSE = (f"no course folder here (a folder with {MARKER}, here or above): run the command inside "
-             "your course folder or pass --course DIR; `attnlab new DIR` creates one")
+NO_COURSE = (
+    f"no course folder here (a folder with {MARKER}, here or above): run the command inside "
+    "your course folder or pass --course DIR; `attnlab new DIR` creates one"
+)
 
 _PACKAGE = Path(__file__).resolve().parent
 _CHECKOUT = _PACKAGE.parent.parent
@@ -67,8 +69,7 @@ def check_course(folder: Path) -> Path:
     """``folder`` resolved, or a ``CourseError`` saying it is not a course folder."""
     folder = Path(folder).resolve()
     if not (folder / MARKER).is_file():
-        raise CourseError(f"{folder} is not a course folder (it has no {MARKER}); "
-                          "`attnlab new DIR` creates one")
+        raise CourseError(f"{folder} is not a course folder (it has no {MARKER}); `attnlab new DIR` creates one")
     return folder
 
 
@@ -98,8 +99,7 @@ def use(*, course: Path | None = None, assignment: str | None = None) -> Iterato
     if root is None:
         raise CourseError(NO_COURSE)
     if assignment is not None and assignment not in assignments(root):
-        raise CourseError(f"no assignment {assignment!r} in {root}; it has: "
-                          f"{', '.join(assignments(root)) or 'none'}")
+        raise CourseError(f"no assignment {assignment!r} in {root}; it has: {', '.join(assignments(root)) or 'none'}")
     saved = dataclasses.replace(_active)
     _active.course, _active.assignment = root, assignment
     try:
@@ -118,8 +118,10 @@ def assignments(course: Path | None = None) -> list[str]:
     for name in found:
         # the name becomes file names (<name>_autograder.zip) and the notebook's module name
         if not name.isidentifier() or name in RESERVED:
-            raise CourseError(f"solutions/{name}/: an assignment's name is letters, digits and '_' "
-                              f"and not {' or '.join(RESERVED)}; rename the folder")
+            raise CourseError(
+                f"solutions/{name}/: an assignment's name is letters, digits and '_' "
+                f"and not {' or '.join(RESERVED)}; rename the folder"
+            )
     return found
 
 
@@ -134,8 +136,7 @@ def current_assignment(name: str | None = None) -> str:
         return found[0]
     if not found:
         raise CourseError(f"{course_root()} has no assignment (a solutions/<name>/<name>.py)")
-    raise CourseError(f"this course has several assignments ({', '.join(found)}): "
-                      "choose one with --assignment NAME")
+    raise CourseError(f"this course has several assignments ({', '.join(found)}): choose one with --assignment NAME")
 
 
 def solution_file(assignment: str | None = None) -> Path:

@@ -61,8 +61,7 @@ def _metadata() -> dict[str, str]:
     ]
     return {
         f"{info}/METADATA": "\n".join(meta) + "\n",
-        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: attnlab build\nRoot-Is-Purelib: true\n"
-                         "Tag: py3-none-any\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: attnlab build\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
         f"{info}/entry_points.txt": "[console_scripts]\nattnlab = attnlab.cli:student\n",
     }
 
@@ -71,9 +70,11 @@ def files(*, bank_dir: Path) -> dict[str, bytes]:
     """Every file of the wheel but its RECORD, by name in the wheel."""
     from .quiz import bank
 
-    out = {f"attnlab/{p.relative_to(_PACKAGE).as_posix()}": p.read_bytes()
-           for p in sorted(_PACKAGE.rglob("*.py"))
-           if not {"kit", "__pycache__"} & set(p.relative_to(_PACKAGE).parts)}
+    out = {
+        f"attnlab/{p.relative_to(_PACKAGE).as_posix()}": p.read_bytes()
+        for p in sorted(_PACKAGE.rglob("*.py"))
+        if not {"kit", "__pycache__"} & set(p.relative_to(_PACKAGE).parts)
+    }
     with tempfile.TemporaryDirectory() as tmp:
         for path in bank.student_copy(bank_dir=bank_dir, out_dir=Path(tmp)):
             # where quiz.bank.default_folder() looks first

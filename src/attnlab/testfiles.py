@@ -23,8 +23,7 @@ from typing import Any, Callable
 class test_case:  # lower case: the name test files import
     """Stand-in for ``otter.test_files.test_case``: records a case's metadata and function."""
 
-    def __init__(self, name=None, points=None, hidden=False, success_message=None,
-                 failure_message=None):
+    def __init__(self, name=None, points=None, hidden=False, success_message=None, failure_message=None):
         self.name = name
         self.points = points
         self.hidden = hidden
@@ -144,6 +143,7 @@ def call_case(case: Case, env: dict[str, Any]) -> None:
 
 # ---- the public view -------------------------------------------------------------------------
 
+
 def _is_hidden_case(node: ast.stmt) -> bool:
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
@@ -157,8 +157,7 @@ def _is_hidden_case(node: ast.stmt) -> bool:
 
 def _is_case(node: ast.stmt) -> bool:
     return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-        isinstance(d, ast.Call) and getattr(d.func, "id", None) == "test_case"
-        for d in node.decorator_list
+        isinstance(d, ast.Call) and getattr(d.func, "id", None) == "test_case" for d in node.decorator_list
     )
 
 
@@ -189,10 +188,7 @@ def public_source(source: str) -> str:
     body = [n for n in tree.body if not _is_hidden_case(n)]
     while True:
         used = set().union(*(_used(n) for n in body)) | _KEEP
-        kept = [
-            n for n in body
-            if _is_case(n) or not _defined(n) or _defined(n) & used
-        ]
+        kept = [n for n in body if _is_case(n) or not _defined(n) or _defined(n) & used]
         if len(kept) == len(body):
             break
         body = kept

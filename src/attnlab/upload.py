@@ -18,6 +18,9 @@ def find_submission(folder: Path, *, expected: str) -> Path:
         if len(found) == 1:
             return found[0]
         if len(found) > 1:
-            raise ValueError(f"more than one {found[0].suffix} file was submitted ("
-                             + ", ".join(p.name for p in found) + f"); submit only {expected}")
+            raise ValueError(
+                f"more than one {found[0].suffix} file was submitted ("
+                + ", ".join(p.name for p in found)
+                + f"); submit only {expected}"
+            )
     raise ValueError(f"no notebook (.ipynb) or Python file (.py) was submitted; submit {expected}")

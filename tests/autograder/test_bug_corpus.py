@@ -51,8 +51,11 @@ def expected_label(overlay: Path) -> str | None:
 def callers(name: str, base: Path = BASE) -> set[str]:
     """The base's functions that call ``name``: a bug may cost them points too."""
     tree = ast.parse(base.read_text(encoding="utf-8"))
-    return {f.name for f in tree.body if isinstance(f, ast.FunctionDef)
-            and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(f))} - {name}
+    return {
+        f.name
+        for f in tree.body
+        if isinstance(f, ast.FunctionDef) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(f))
+    } - {name}
 
 
 def grade_overlay(overlay: Path, test_files) -> dict:
@@ -102,8 +105,11 @@ COMMON = [p for p in BUGS if _constant(p, "COMMON", False)]
 @pytest.mark.parametrize("path", COMMON, ids=[p.stem for p in COMMON])
 def test_do_the_public_tests_catch_a_common_mistake(path, test_files):
     target = path.stem.split("_loses_")[1]
-    public = [dataclasses.replace(tf, cases=tuple(c for c in tf.cases if not c.hidden))
-              for tf in test_files if tf.name == target]
+    public = [
+        dataclasses.replace(tf, cases=tuple(c for c in tf.cases if not c.hidden))
+        for tf in test_files
+        if tf.name == target
+    ]
     score, possible, _ = grade_overlay(path, public)[target]
     assert score < possible, f"the public tests of {target} miss {path.stem}"
 

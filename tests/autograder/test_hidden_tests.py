@@ -50,23 +50,27 @@ def _pe_bug(kind):
                 exponent = {"i_over_d": i / d_model, "j_over_d": j / d_model}.get(kind, 2 * i / d_model)
                 b = 10000.0 if kind == "base" else base
                 p = pos + 1 if kind == "from_one" else pos
-                angle = p / b ** exponent
+                angle = p / b**exponent
                 even = (j % 2 == 0) != (kind == "swap")
                 out[pos, j] = np.sin(angle) if even else np.cos(angle)
         if kind == "halves":
             out = np.concatenate([out[:, 0::2], out[:, 1::2]], axis=1)
         return out
+
     return sinusoidal_pe
 
 
-@pytest.mark.parametrize("kind, named", [
-    ("halves", "concatenated [sin | cos] halves"),
-    ("i_over_d", "exponent i/d_model"),
-    ("j_over_d", "exponent j/d_model"),
-    ("swap", "sin and cos swapped"),
-    ("from_one", "positions counted from 1"),
-    ("base", "base ignored"),
-])
+@pytest.mark.parametrize(
+    "kind, named",
+    [
+        ("halves", "concatenated [sin | cos] halves"),
+        ("i_over_d", "exponent i/d_model"),
+        ("j_over_d", "exponent j/d_model"),
+        ("swap", "sin and cos swapped"),
+        ("from_one", "positions counted from 1"),
+        ("base", "base ignored"),
+    ],
+)
 def test_does_a_known_pe_bug_lose_points_and_get_named(test_files, kind, named):
     score, possible, messages = _score(test_files, {"sinusoidal_pe": _pe_bug(kind)}, "sinusoidal_pe")
     assert score < possible
@@ -87,14 +91,14 @@ def test_does_mutating_the_input_lose_points(test_files, reference_env):
         E += reference_env["sinusoidal_pe"](*E.shape, base=base)
         return E.copy()
 
-    score, possible, messages = _score(test_files, {"add_positional_encoding": add_positional_encoding},
-                                       "add_positional_encoding")
+    score, possible, messages = _score(
+        test_files, {"add_positional_encoding": add_positional_encoding}, "add_positional_encoding"
+    )
     assert score < possible and any("changed its input" in m for m in messages)
 
 
 def test_do_failure_messages_never_print_an_expected_array(test_files):
-    _, _, messages = _score(test_files, {"sinusoidal_pe": lambda n, d, base=1e4: np.ones((n, d))},
-                            "sinusoidal_pe")
+    _, _, messages = _score(test_files, {"sinusoidal_pe": lambda n, d, base=1e4: np.ones((n, d))}, "sinusoidal_pe")
     assert messages and all(len(m) < 300 and "[[" not in m for m in messages)
 
 

@@ -28,7 +28,11 @@ def _heads_by_reshaping(X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
 
 
 SHAPES = [  # (n, d_model, qk width, v width, d_out, heads)
-    (5, 6, 4, 6, 3, 2), (4, 6, 6, 3, 2, 3), (3, 4, 8, 4, 5, 4), (4, 5, 2, 6, 3, 2), (3, 3, 3, 3, 3, 1),
+    (5, 6, 4, 6, 3, 2),
+    (4, 6, 6, 3, 2, 3),
+    (3, 4, 8, 4, 5, 4),
+    (4, 5, 2, 6, 3, 2),
+    (3, 3, 3, 3, 3, 1),
 ]
 
 
@@ -41,8 +45,7 @@ def test_do_the_oracle_and_the_reference_agree_with_an_independent_multi_head_at
     for mask in (None, np.tril(np.ones((n, n), dtype=bool))):
         independent = _heads_by_reshaping(X, W_Q, W_K, W_V, W_O, heads, mask)
         assert np.allclose(oracle.multi_head_attention(X, W_Q, W_K, W_V, W_O, heads, mask), independent)
-        assert np.allclose(reference_env["multi_head_attention"](X, W_Q, W_K, W_V, W_O, heads, mask=mask),
-                           independent)
+        assert np.allclose(reference_env["multi_head_attention"](X, W_Q, W_K, W_V, W_O, heads, mask=mask), independent)
 
 
 def test_is_slicing_w_v_with_the_query_width_a_known_variant_that_differs_from_the_answer():
@@ -141,6 +144,7 @@ def test_does_one_permutation_fool_a_checker_that_tries_one_but_not_the_referenc
 
 def test_does_mutating_the_arguments_after_answering_change_no_score(test_files, reference_env):
     """A submission that changes its inputs after answering scores exactly what its honest twin does."""
+
     def unscaled(Q, K, V, mask=None):
         scores = np.asarray(Q) @ np.swapaxes(K, -1, -2)
         if mask is not None:
@@ -165,14 +169,18 @@ def test_does_mutating_the_arguments_after_answering_change_no_score(test_files,
             x[...] = 0.0
         return answer
 
-    for name, honest, hostile in [("scaled_dot_product_attention", unscaled, unscaled_then_scales_q),
-                                  ("softmax", uniform, uniform_then_zeroes)]:
+    for name, honest, hostile in [
+        ("scaled_dot_product_attention", unscaled, unscaled_then_scales_q),
+        ("softmax", uniform, uniform_then_zeroes),
+    ]:
         twin = grade_env({**reference_env, name: honest}, test_files)
         mutating = grade_env({**reference_env, name: hostile}, test_files)
-        lost_to_mutation = sum(c.points for tf in test_files if tf.name == name for c in tf.cases
-                               if "unchanged" in c.func.__name__)
+        lost_to_mutation = sum(
+            c.points for tf in test_files if tf.name == name for c in tf.cases if "unchanged" in c.func.__name__
+        )
         assert {q: r[0] for q, r in mutating.items()} == {
-            q: r[0] - (lost_to_mutation if q == name else 0) for q, r in twin.items()}
+            q: r[0] - (lost_to_mutation if q == name else 0) for q, r in twin.items()
+        }
 
 
 def test_do_public_and_hidden_tests_accept_a_list_for_a_pair_of_results(test_files, reference_env):

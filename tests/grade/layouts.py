@@ -15,8 +15,8 @@ from pathlib import Path
 
 from known_outcomes import ENGINE
 
-FULL = (ENGINE / "submissions" / "honest_score_full.py").read_text()       # 5 of 5
-PARTIAL = (ENGINE / "submissions" / "mutates_input_score_partial.py").read_text()   # 4 of 5
+FULL = (ENGINE / "submissions" / "honest_score_full.py").read_text()  # 5 of 5
+PARTIAL = (ENGINE / "submissions" / "mutates_input_score_partial.py").read_text()  # 4 of 5
 
 GRADESCOPE_METADATA = """\
 submission_1001:
@@ -69,8 +69,8 @@ def canvas_download(root: Path) -> Path:
 CANVAS_ROSTER = (
     "Student,ID,SIS User ID,SIS Login ID,Section,Lab 1 (111),pe_attention (12345),Current Score\n"
     "    Points Possible,,,,,10,63,\n"
-    "\"Doe, Jane\",4001,S1,jdoe,A,9,,90\n"
-    "\"Smith, Bob\",4002,S2,bsmith,A,8,,80\n"
-    "\"Lee, Ann\",4003,S3,alee,B,7,,70\n"
-    "\"Kim, Noh\",4004,S4,nkim,B,6,,60\n"
+    '"Doe, Jane",4001,S1,jdoe,A,9,,90\n'
+    '"Smith, Bob",4002,S2,bsmith,A,8,,80\n'
+    '"Lee, Ann",4003,S3,alee,B,7,,70\n'
+    '"Kim, Noh",4004,S4,nkim,B,6,,60\n'
 )

@@ -20,8 +20,9 @@ from layouts import CANVAS_ROSTER, FULL, PARTIAL, canvas_download, gradescope_ex
 
 
 def run(out, *given, **kw):
-    return main(submissions=list(given) or [ENGINE / "submissions"], out=out, tests_dir=ENGINE / "tests",
-                progress=False, **kw)
+    return main(
+        submissions=list(given) or [ENGINE / "submissions"], out=out, tests_dir=ENGINE / "tests", progress=False, **kw
+    )
 
 
 def grades(out):
@@ -33,10 +34,22 @@ def test_are_grades_results_and_feedback_written_per_submission(tmp_path):
     result = run(tmp_path)
     rows = grades(tmp_path)
     assert sorted(rows) == sorted(g.submission for g in result.graded)
-    assert list(next(iter(rows.values()))) == ["submission", "student", "student_id", "email", "calls", "total",
-                                               "status", "problem", "notes"]
-    assert {k: r["total"] for k, r in rows.items()} == {"honest_score_full": "5", "checked_early_score_partial": "4",
-                                                        "mutates_input_score_partial": "4"}
+    assert list(next(iter(rows.values()))) == [
+        "submission",
+        "student",
+        "student_id",
+        "email",
+        "calls",
+        "total",
+        "status",
+        "problem",
+        "notes",
+    ]
+    assert {k: r["total"] for k, r in rows.items()} == {
+        "honest_score_full": "5",
+        "checked_early_score_partial": "4",
+        "mutates_input_score_partial": "4",
+    }
     for g in result.graded:
         data = json.loads((tmp_path / "submissions" / g.submission / "results.json").read_text())
         assert data["score"] == g.score and data["extra_data"]["status"] == "graded"
@@ -51,9 +64,12 @@ def test_are_grades_results_and_feedback_written_per_submission(tmp_path):
 def test_is_a_gradescope_export_graded_with_names_ids_and_emails(tmp_path):
     result = run(tmp_path / "out", gradescope_export(tmp_path))
     rows = grades(tmp_path / "out")
-    assert (rows["submission_1001"]["student"], rows["submission_1001"]["student_id"],
-            rows["submission_1001"]["email"], rows["submission_1001"]["total"]) == \
-        ("Jane Doe", "4001", "jane@example.edu", "5")
+    assert (
+        rows["submission_1001"]["student"],
+        rows["submission_1001"]["student_id"],
+        rows["submission_1001"]["email"],
+        rows["submission_1001"]["total"],
+    ) == ("Jane Doe", "4001", "jane@example.edu", "5")
     assert rows["submission_1002"]["student"] == "Rémi Ångström; Bo Li"
     assert rows["submission_1002"]["total"] == "4"
     found = {r["submission"]: r for r in csv.DictReader(open(tmp_path / "out" / "found.csv", encoding="utf-8"))}
@@ -79,10 +95,14 @@ def test_is_a_canvas_download_graded_into_the_rosters_own_column(tmp_path):
     assert rows["smithbob_4002"]["notes"] == "late (Canvas)"
     imported = list(csv.reader(open(tmp_path / "out" / "canvas_import.csv", encoding="utf-8")))
     assert imported[0][-1] == "pe_attention (12345)"
-    assert [(r[0], r[-1]) for r in imported[2:]] == [("Doe, Jane", "5"), ("Smith, Bob", "4"), ("Lee, Ann", "0"),
-                                                     ("Kim, Noh", "")]
+    assert [(r[0], r[-1]) for r in imported[2:]] == [
+        ("Doe, Jane", "5"),
+        ("Smith, Bob", "4"),
+        ("Lee, Ann", "0"),
+        ("Kim, Noh", ""),
+    ]
     assert [result.roster.students[i]["Student"] for i in result.matching.missing] == ["Kim, Noh"]
-    assert result.exit_code == batch.NEEDS_HUMAN   # Ann's notebook needs a human
+    assert result.exit_code == batch.NEEDS_HUMAN  # Ann's notebook needs a human
 
 
 def test_are_zips_and_student_folders_graded(tmp_path):
@@ -97,8 +117,11 @@ def test_are_zips_and_student_folders_graded(tmp_path):
     result = run(tmp_path / "out", given)
     rows = grades(tmp_path / "out")
     assert {k: (r["total"], r["status"]) for k, r in rows.items()} == {
-        "dana": ("5", "graded"), "eli": ("4", "graded"), "fox": ("0", "unreadable"),
-        "renamed_zip": ("0", "unreadable")}
+        "dana": ("5", "graded"),
+        "eli": ("4", "graded"),
+        "fox": ("0", "unreadable"),
+        "renamed_zip": ("0", "unreadable"),
+    }
     assert "a zip archive" in rows["renamed_zip"]["problem"]
     assert "no .ipynb or .py file" in rows["fox"]["problem"]
     assert {g.submission for g in result.problems} == {"fox", "renamed_zip"}
@@ -106,9 +129,24 @@ def test_are_zips_and_student_folders_graded(tmp_path):
     assert any(r["path"].endswith("README.md") and r["outcome"].startswith("ignored") for r in found)
 
 
-NAMES = ["grades.csv", "item_analysis.csv", "found.csv", "submissions", "..", ".", "Alice", "alice",
-         unicodedata.normalize("NFC", "José"), unicodedata.normalize("NFD", "José"), "x" * 240,
-         "=HYPERLINK(\"evil\")", "+1", "-2", "@SUM(A1)", "[bold red]boom[blink]"]
+NAMES = [
+    "grades.csv",
+    "item_analysis.csv",
+    "found.csv",
+    "submissions",
+    "..",
+    ".",
+    "Alice",
+    "alice",
+    unicodedata.normalize("NFC", "José"),
+    unicodedata.normalize("NFD", "José"),
+    "x" * 240,
+    '=HYPERLINK("evil")',
+    "+1",
+    "-2",
+    "@SUM(A1)",
+    "[bold red]boom[blink]",
+]
 
 
 def test_can_no_name_break_the_batch_or_reach_another_file(tmp_path):
@@ -117,22 +155,28 @@ def test_can_no_name_break_the_batch_or_reach_another_file(tmp_path):
     for i, name in enumerate(NAMES):
         (given / f"{name}.py").write_text(FULL if i % 2 == 0 else PARTIAL)
     (given / "\ttab.py").write_text(FULL)
-    (given / os.fsdecode(b"latin1-caf\xe9.py")).write_text(FULL)   # a name that is not UTF-8
+    (given / os.fsdecode(b"latin1-caf\xe9.py")).write_text(FULL)  # a name that is not UTF-8
     result = run(tmp_path / "out", given)
     assert len(result.graded) == len(NAMES) + 2 and not result.problems
     rows = list(csv.reader(open(tmp_path / "out" / "grades.csv", newline="", encoding="utf-8")))
     by_total = {r[0]: r[5] for r in rows[1:]}
     assert len(by_total) == len(NAMES) + 2 and by_total["latin1-caf\\xe9"] == "5"
-    assert by_total["'=HYPERLINK(\"evil\")"] == "4" and by_total["'+1"] == "5"
+    assert by_total['\'=HYPERLINK("evil")'] == "4" and by_total["'+1"] == "5"
     assert by_total["Alice"] == "5" and by_total["alice"] == "4"
     assert not any(c.startswith(("=", "+", "-", "@", "\t", "\r")) for r in rows for c in r)
     folders = {p.name.lower() for p in (tmp_path / "out" / "submissions").iterdir()}
-    assert len(folders) == len(NAMES) + 2   # distinct even on a case-insensitive file system
+    assert len(folders) == len(NAMES) + 2  # distinct even on a case-insensitive file system
     for g in result.graded:
         assert g.results.parent.parent == tmp_path / "out" / "submissions"
         assert json.loads(g.results.read_text())["score"] == g.score
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "found.csv", "grades.csv", "item_analysis.csv", "item_analysis.png", "misconceptions.csv", "submissions"]
+        "found.csv",
+        "grades.csv",
+        "item_analysis.csv",
+        "item_analysis.png",
+        "misconceptions.csv",
+        "submissions",
+    ]
 
 
 def test_does_the_terminal_show_names_as_text(tmp_path):
@@ -154,8 +198,11 @@ def test_does_the_cli_summarise_and_exit_3_when_a_human_is_needed(tmp_path):
     args = ["grade", str(given), "--out", str(tmp_path / "out")]
     import attnlab.paths
 
-    first = CliRunner().invoke(cli.main, args, env={"COLUMNS": "200"},
-                               catch_exceptions=False) if attnlab.paths.tests_dir() else None
+    first = (
+        CliRunner().invoke(cli.main, args, env={"COLUMNS": "200"}, catch_exceptions=False)
+        if attnlab.paths.tests_dir()
+        else None
+    )
     assert first.exit_code == 3
     text = " ".join(first.output.split())
     assert "Found 2 submission(s) (2 file); ignored 1 file(s)" in text
@@ -168,8 +215,9 @@ def test_does_the_cli_summarise_and_exit_3_when_a_human_is_needed(tmp_path):
 def test_does_a_bad_roster_stop_the_run_before_grading(tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text("Student,ID\nAda,1\nBob,1\n")
-    result = CliRunner().invoke(cli.main, ["grade", str(ENGINE / "submissions"), "--out", str(tmp_path / "out"),
-                                           "--roster", str(roster)])
+    result = CliRunner().invoke(
+        cli.main, ["grade", str(ENGINE / "submissions"), "--out", str(tmp_path / "out"), "--roster", str(roster)]
+    )
     assert result.exit_code == 1 and str(roster) in result.output and "the same ID '1'" in result.output
     assert not (tmp_path / "out").exists()
 
@@ -183,7 +231,7 @@ def test_does_a_rerun_skip_the_unchanged_and_regrade_the_changed(tmp_path):
     first = run(tmp_path / "out", given)
     assert [first.count(a) for a in ("graded", "skipped", "regraded")] == [2, 0, 0]
     stamp = (tmp_path / "out" / "submissions" / "ann" / "results.json").stat().st_mtime_ns
-    (given / "ben.py").write_text(FULL)   # ben replaced his file with a better one
+    (given / "ben.py").write_text(FULL)  # ben replaced his file with a better one
     second = run(tmp_path / "out", given)
     assert {g.submission: g.action for g in second.graded} == {"ann": "skipped", "ben": "regraded", "cat": ""}
     assert grades(tmp_path / "out")["ben"]["total"] == "5"
@@ -192,7 +240,7 @@ def test_does_a_rerun_skip_the_unchanged_and_regrade_the_changed(tmp_path):
 
 
 def test_are_outputs_readable_by_the_grading_group(tmp_path):
-    old = os.umask(0o077)   # even for an account whose umask keeps everything private
+    old = os.umask(0o077)  # even for an account whose umask keeps everything private
     try:
         run(tmp_path / "out")
     finally:
@@ -209,7 +257,7 @@ def test_does_a_dying_worker_cost_only_its_own_submission(tmp_path, monkeypatch)
     monkeypatch.setattr(batch, "WORKER", CRASHING)
     given = tmp_path / "given"
     given.mkdir()
-    for i in range(3):   # more deaths than any shared budget of spare workers would allow
+    for i in range(3):  # more deaths than any shared budget of spare workers would allow
         (given / f"a_crash{i}.py").write_text(FULL + "\n# CRASH ALWAYS\n")
     (given / "b_once.py").write_text(FULL + "\n# CRASH ONCE\n")
     for i in range(2):
@@ -218,15 +266,21 @@ def test_does_a_dying_worker_cost_only_its_own_submission(tmp_path, monkeypatch)
     rows = grades(tmp_path / "out")
     assert {k: (r["total"], r["status"]) for k, r in rows.items()} == {
         **{f"a_crash{i}": ("", "not graded") for i in range(3)},
-        "b_once": ("5", "graded"), "c_honest0": ("5", "graded"), "c_honest1": ("5", "graded")}
+        "b_once": ("5", "graded"),
+        "c_honest0": ("5", "graded"),
+        "c_honest1": ("5", "graded"),
+    }
     assert "the grading worker died (twice)" in rows["a_crash0"]["problem"]
     assert [g.worker_failures for g in result.graded] == [2, 2, 2, 1, 0, 0]
     assert "1 graded in a fresh worker after theirs failed" in " ".join(batch.summary(result, [("calls", 5)]))
     assert result.exit_code == batch.NEEDS_HUMAN
     again = run(tmp_path / "out", given, jobs=1)
     assert {g.submission: g.action for g in again.graded} == {
-        **{f"a_crash{i}": "retried" for i in range(3)}, "b_once": "skipped", "c_honest0": "skipped",
-        "c_honest1": "skipped"}
+        **{f"a_crash{i}": "retried" for i in range(3)},
+        "b_once": "skipped",
+        "c_honest0": "skipped",
+        "c_honest1": "skipped",
+    }
 
 
 def test_is_a_students_own_looks_like_never_counted_as_a_misconception(tmp_path):
@@ -242,7 +296,7 @@ def test_is_a_results_folder_inside_the_submissions_folder_left_alone(tmp_path):
     given = tmp_path / "given"
     given.mkdir()
     (given / "ann.py").write_text(FULL)
-    run(given / "results", given, given / "ann.py")   # the same file twice counts once
+    run(given / "results", given, given / "ann.py")  # the same file twice counts once
     again = run(given / "results", given)
     assert [(g.submission, g.action) for g in again.graded] == [("ann", "skipped")]
     assert any(i.why == "the results folder" for i in again.found.ignored)

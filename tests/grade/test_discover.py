@@ -84,8 +84,9 @@ def test_is_the_notebook_graded_when_both_formats_were_submitted(tmp_path):
     folder = tmp_path / "given" / "dee"
     folder.mkdir(parents=True)
     (folder / "pe_attention.py").write_text(FULL)
-    (folder / "pe_attention.ipynb").write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4,
-                                                            "nbformat_minor": 5}))
+    (folder / "pe_attention.ipynb").write_text(
+        json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    )
     result = found(tmp_path, tmp_path / "given")
     assert by_key(result)["dee"].file.suffix == ".ipynb"
     assert any("notebook beside it" in i.why for i in result.ignored)
@@ -141,13 +142,16 @@ def test_does_broken_gradescope_metadata_stop_before_grading(tmp_path):
         found(tmp_path, folder)
 
 
-@pytest.mark.parametrize("name, data, reason", [
-    ("nb.ipynb", b"not json at all", "not a notebook (not JSON"),
-    ("nb.ipynb", b'{"cells": 3}', "without a list of cells"),
-    ("zip.py", b"PK\x03\x04rest-of-a-zip", "a zip archive"),
-    ("bin.py", b"x = 1\n\x00\x01\x02", "binary data"),
-    ("latin.py", "x = 'café'\n".encode("latin-1"), "not UTF-8 text (byte 0xe9 on line 1)"),
-])
+@pytest.mark.parametrize(
+    "name, data, reason",
+    [
+        ("nb.ipynb", b"not json at all", "not a notebook (not JSON"),
+        ("nb.ipynb", b'{"cells": 3}', "without a list of cells"),
+        ("zip.py", b"PK\x03\x04rest-of-a-zip", "a zip archive"),
+        ("bin.py", b"x = 1\n\x00\x01\x02", "binary data"),
+        ("latin.py", "x = 'café'\n".encode("latin-1"), "not UTF-8 text (byte 0xe9 on line 1)"),
+    ],
+)
 def test_is_an_unreadable_submission_named_with_its_reason(tmp_path, name, data, reason):
     path = tmp_path / name
     path.write_bytes(data)
@@ -169,7 +173,7 @@ def test_is_an_oversized_zip_member_never_unpacked(tmp_path, monkeypatch):
     monkeypatch.setattr(module, "MAX_FILE", 1000)
     (tmp_path / "given").mkdir()
     with zipfile.ZipFile(tmp_path / "given" / "big.zip", "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("pe_attention.py", "x = 0\n" * 10_000)   # compresses to far below the limit
+        zf.writestr("pe_attention.py", "x = 0\n" * 10_000)  # compresses to far below the limit
     result = found(tmp_path, tmp_path / "given")
     assert by_key(result)["big"].file is None
     assert any("too large" in i.why for i in result.ignored)

@@ -17,10 +17,23 @@ from known_outcomes import FIXTURES
 
 HOSTILE = sorted((FIXTURES / "hostile").glob("*.py"))
 PAIRS = sorted({p.name.split(".")[0] for p in (FIXTURES / "pairs").glob("*.py")})
-SAME_AS_TWIN = {"stdout_flood", "slow_import", "exit_sys_at_import", "exit_os_at_import", "memory_bomb",
-                "patch_numpy_testing", "patch_builtins_and_modules", "zero_random_generators", "kill_parent",
-                "reads_another_checkout", "handoff_a_writer", "handoff_b_reader", "forks_memory_hogs",
-                "cpu_hogs_in_new_sessions", "reads_autograder_folder"}
+SAME_AS_TWIN = {
+    "stdout_flood",
+    "slow_import",
+    "exit_sys_at_import",
+    "exit_os_at_import",
+    "memory_bomb",
+    "patch_numpy_testing",
+    "patch_builtins_and_modules",
+    "zero_random_generators",
+    "kill_parent",
+    "reads_another_checkout",
+    "handoff_a_writer",
+    "handoff_b_reader",
+    "forks_memory_hogs",
+    "cpu_hogs_in_new_sessions",
+    "reads_autograder_folder",
+}
 # every process of this run's submissions carries this name (fork keeps it; a sandbox cannot exec),
 # so the leak check sees only this run's processes, whatever else is graded on the machine
 TOKEN = "at" + uuid.uuid4().hex[:13]
@@ -57,7 +70,8 @@ def graded(tmp_path_factory):
     for name in PAIRS:
         for side in ("attack", "honest"):
             (subs / f"pair_{name}_{side}.py").write_text(
-                twin + "\n\n" + (FIXTURES / "pairs" / f"{name}.{side}.py").read_text())
+                twin + "\n\n" + (FIXTURES / "pairs" / f"{name}.{side}.py").read_text()
+            )
     out = tmp_path_factory.mktemp("results")
     snapshot = {p: p.read_bytes() for p in paths.tests_dir().glob("*.py")}
     planted = _plant_checkouts(tmp_path_factory.mktemp("elsewhere"))
@@ -100,7 +114,7 @@ def test_are_results_safe_from_fake_writers_even_after_grading(graded):
     import time
 
     results, out, _ = graded
-    time.sleep(1.5)   # the fixture's daemon would rewrite files every 0.1 s for 10 s
+    time.sleep(1.5)  # the fixture's daemon would rewrite files every 0.1 s for 10 s
     for name, g in results.items():
         data = json.loads((out / "submissions" / name / "results.json").read_text())
         assert data["score"] == g.score and data["extra_data"]["engine"] == "attnlab"

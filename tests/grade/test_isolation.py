@@ -71,11 +71,14 @@ def _processes_with(token: str) -> list[int]:
 
 def test_is_the_sandbox_isolated_in_every_namespace(zygote):
     assert zygote.mode == ("root" if ROOT else "userns")
-    sb, (pid, host, entries) = run(zygote, """
+    sb, (pid, host, entries) = run(
+        zygote,
+        """
         import os, socket
         def probe():
             return os.getpid(), socket.gethostname(), sorted(os.listdir("/"))
-    """)
+    """,
+    )
     sb.kill()
     assert pid == 1 and host == "sandbox"
     assert not {"home", "srv", "run", "var", "opt", "mnt", "boot", "sys"} & set(entries)
@@ -90,7 +93,9 @@ def test_can_a_submission_find_no_other_checkout_of_the_kit(zygote, tmp_path):
         p.parent.mkdir(parents=True)
         p.write_text(f"# BEGIN SOLUTION {token}\n")
     try:
-        sb, found = run(zygote, f"""
+        sb, found = run(
+            zygote,
+            f"""
             import os
             def probe():
                 hits, seen = [], 0
@@ -107,13 +112,15 @@ def test_can_a_submission_find_no_other_checkout_of_the_kit(zygote, tmp_path):
                             except OSError:
                                 pass
                 return hits, seen
-        """, timeout=60)
+        """,
+            timeout=60,
+        )
         sb.kill()
     finally:
         for p in plants:
             shutil.rmtree(p.parents[2], ignore_errors=True)
     hits, seen = found
-    assert hits == [] and seen > 100   # it did look: the interpreter's own files are there
+    assert hits == [] and seen > 100  # it did look: the interpreter's own files are there
 
 
 def test_can_two_submissions_pass_nothing_to_each_other(zygote):
@@ -173,10 +180,10 @@ def test_can_two_submissions_pass_nothing_to_each_other(zygote):
             return found
     """
     a, written = run(zygote, writer)
-    assert {"/tmp", "/dev/shm", "sysv", "abstract"} <= set(written)   # the writer did write
-    b, found = run(zygote, reader)          # while the writer still runs
+    assert {"/tmp", "/dev/shm", "sysv", "abstract"} <= set(written)  # the writer did write
+    b, found = run(zygote, reader)  # while the writer still runs
     a.kill()
-    c, found_after = run(zygote, reader)    # and after it is gone
+    c, found_after = run(zygote, reader)  # and after it is gone
     b.kill()
     c.kill()
     assert not any(secret in x for x in found + found_after)
@@ -208,7 +215,9 @@ def test_can_a_submission_reach_no_socket_or_port_of_the_host(zygote, tmp_path):
     for t in threads:
         t.start()
     try:
-        sb, reached = run(zygote, f"""
+        sb, reached = run(
+            zygote,
+            f"""
             import socket
             reached = []
             for family, address in ((socket.AF_UNIX, {str(path)!r}), (socket.AF_INET, ("127.0.0.1", {tcp.getsockname()[1]}))):
@@ -222,7 +231,8 @@ def test_can_a_submission_reach_no_socket_or_port_of_the_host(zygote, tmp_path):
                     pass
             def probe():
                 return reached
-        """)
+        """,
+        )
         sb.kill()
         for t in threads:
             t.join(4)
@@ -236,7 +246,9 @@ def test_can_a_submission_reach_no_socket_or_port_of_the_host(zygote, tmp_path):
 @pytest.mark.skipif(not ROOT, reason="a whole-tree memory limit needs cgroups, which need root here")
 def test_does_the_memory_limit_hold_for_the_whole_process_tree(zygote):
     """Three children of 1.5 GiB each under a 2 GiB limit: at most one can hold its memory."""
-    sb, held = run(zygote, """
+    sb, held = run(
+        zygote,
+        """
         import os, select, time
         import numpy as np
         r, w = os.pipe()
@@ -261,7 +273,9 @@ def test_does_the_memory_limit_hold_for_the_whole_process_tree(zygote):
                 break
         def probe():
             return held
-    """, timeout=60)
+    """,
+        timeout=60,
+    )
     sb.kill()
     assert held <= 1
 
@@ -271,7 +285,9 @@ def test_does_nothing_a_submission_started_survive_its_zygote(tmp_path):
     token = _token()
     z = Zygote(uid=61997 if ROOT else None, gid=61997 if ROOT else None, memory_mb=1024, cpu_seconds=60)
     try:
-        sb, pid = run(z, f"""
+        sb, pid = run(
+            z,
+            f"""
             import os, time
             if os.fork() == 0:
                 os.setsid()
@@ -282,7 +298,8 @@ def test_does_nothing_a_submission_started_survive_its_zygote(tmp_path):
                 os._exit(0)
             def probe():
                 return os.getpid()
-        """)
+        """,
+        )
         end = time.monotonic() + 5
         while not _processes_with(token) and time.monotonic() < end:
             time.sleep(0.05)
@@ -347,9 +364,21 @@ def _probe(folder: Path, user: int | None = None) -> dict:
         os.chmod(p, 0o755 if p.is_dir() else 0o644)
     (folder / "code.py").write_text(f"TOKEN = {token!r}\n" + PROBE_CODE)
     os.chmod(folder / "code.py", 0o644)
-    out = subprocess.run([str(folder / "venv" / "bin" / "python"), str(folder / "probe.py"),
-                          str(folder / "src"), str(folder / "code.py")], capture_output=True, text=True,
-                         timeout=120, cwd=folder, user=user, group=user, env={"PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        [
+            str(folder / "venv" / "bin" / "python"),
+            str(folder / "probe.py"),
+            str(folder / "src"),
+            str(folder / "code.py"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=folder,
+        user=user,
+        group=user,
+        env={"PATH": "/usr/bin:/bin"},
+    )
     shutil.rmtree(plant, ignore_errors=True)
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -370,16 +399,18 @@ SYSTEM_PYTHON = "/usr/bin/python3"
 
 def _same_version(python: str) -> bool:
     try:
-        out = subprocess.run([python, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True,
-                             text=True, timeout=30)
+        out = subprocess.run(
+            [python, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True, timeout=30
+        )
     except OSError:
         return False
     return out.stdout.strip() == str(tuple(sys.version_info[:2]))
 
 
 @pytest.mark.skipif(not ROOT, reason="starts the grader as another, unprivileged user")
-@pytest.mark.skipif(not _same_version(SYSTEM_PYTHON), reason="needs a system Python of this version "
-                    "(the copied numpy is built for it)")
+@pytest.mark.skipif(
+    not _same_version(SYSTEM_PYTHON), reason="needs a system Python of this version (the copied numpy is built for it)"
+)
 def test_does_an_unprivileged_grader_get_the_same_allow_list_view():
     folder = _venv_under_tmp(SYSTEM_PYTHON)
     try:
@@ -394,7 +425,9 @@ def test_does_an_unprivileged_grader_get_the_same_allow_list_view():
 
 def test_does_killing_a_sandbox_end_what_it_started(zygote):
     token = _token()
-    sb, _ = run(zygote, f"""
+    sb, _ = run(
+        zygote,
+        f"""
         import os, time
         if os.fork() == 0:
             os.setsid()
@@ -403,7 +436,8 @@ def test_does_killing_a_sandbox_end_what_it_started(zygote):
                 time.sleep(0.1)
         def probe():
             return None
-    """)
+    """,
+    )
     end = time.monotonic() + 5
     while not _processes_with(token) and time.monotonic() < end:
         time.sleep(0.05)
@@ -425,7 +459,9 @@ def test_does_a_call_limit_count_the_submission_s_cpu_not_a_busy_neighbour_s(zyg
             os._exit(0)
         hogs.append(pid)
     try:
-        sb, _ = run(zygote, """
+        sb, _ = run(
+            zygote,
+            """
             import time
             def spin(seconds):
                 end = time.process_time() + seconds
@@ -434,7 +470,8 @@ def test_does_a_call_limit_count_the_submission_s_cpu_not_a_busy_neighbour_s(zyg
                 return seconds
             def probe():
                 return None
-        """)
+        """,
+        )
         assert sb.call("spin", None, (0.6,), {}, 1.5)[0] == 0.6
         with pytest.raises(Exception, match="timed out"):
             sb.call("spin", None, (100.0,), {}, 1.5)

@@ -22,16 +22,24 @@ def build_zip(tests: Path, support: Path | None, dest: Path) -> Path:
     zip_path = dest / "autograder.zip"
     cwd = support if support is not None else tests.parent
     extra = [p.name for p in support.iterdir()] if support is not None else []
-    subprocess.run([str(OTTER), "generate", "-t", str(tests), "-o", str(zip_path), *extra], cwd=cwd,
-                   check=True, capture_output=True)
+    subprocess.run(
+        [str(OTTER), "generate", "-t", str(tests), "-o", str(zip_path), *extra],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
     return zip_path
 
 
 def otter_scores(zip_path: Path, submission: Path, work: Path) -> dict[str, float]:
     out = work / submission.stem
     out.mkdir()
-    subprocess.run([str(OTTER), "run", "-a", str(zip_path), str(submission), "-o", str(out)], cwd=work,
-                   check=True, capture_output=True)
+    subprocess.run(
+        [str(OTTER), "run", "-a", str(zip_path), str(submission), "-o", str(out)],
+        cwd=work,
+        check=True,
+        capture_output=True,
+    )
     tests = json.loads((out / "results.json").read_text())["tests"]
     return {t["name"]: float(t["score"]) for t in tests if "max_score" in t}
 
@@ -42,16 +50,24 @@ def compare(tests: Path, support: Path | None, submissions: list[Path], tmp: Pat
     work.mkdir()
     with ThreadPoolExecutor(2) as pool:
         theirs = dict(zip(submissions, pool.map(lambda s: otter_scores(zip_path, s, work), submissions)))
-    ours = {g.submission: g.questions for g in main(submissions=submissions, out=tmp / "ours",
-                                                     tests_dir=tests, support_dir=support, progress=False).graded}
+    ours = {
+        g.submission: g.questions
+        for g in main(
+            submissions=submissions, out=tmp / "ours", tests_dir=tests, support_dir=support, progress=False
+        ).graded
+    }
     for sub in submissions:
         assert {q: pytest.approx(v) for q, v in ours[sub.stem].items()} == theirs[sub], sub.name
 
 
 @pytest.mark.slow
 def test_do_the_shared_samples_score_as_under_otter(tmp_path):
-    compare(paths.tests_dir(), paths.autograder_dir() / "support",
-            sorted(paths.sample_submissions_dir().iterdir()), tmp_path)
+    compare(
+        paths.tests_dir(),
+        paths.autograder_dir() / "support",
+        sorted(paths.sample_submissions_dir().iterdir()),
+        tmp_path,
+    )
 
 
 @pytest.mark.slow

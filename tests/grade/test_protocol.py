@@ -57,7 +57,9 @@ def test_are_a_tests_arrays_untouched_when_the_student_mutates_its_copy(zygote):
 
 def test_can_a_lent_function_be_called_but_not_read(zygote):
     """Name, module, source, closure, globals, bound arguments: none of the lender's."""
-    sb = start(zygote, '''
+    sb = start(
+        zygote,
+        """
 import inspect
 def look(f, x):
     clues = [getattr(f, a, None) for a in ("__name__", "__qualname__", "__module__", "__doc__")]
@@ -69,7 +71,8 @@ def look(f, x):
     except (OSError, TypeError):
         pass
     return f(x), " ".join(map(str, clues))
-''')
+""",
+    )
     secret_weights = np.full((2, 2), 7.25)
 
     def layer_with_secret_weights(X, W=secret_weights):
@@ -77,17 +80,18 @@ def look(f, x):
 
     import functools
 
-    value, clues = sb.call("look", None, (functools.partial(layer_with_secret_weights, W=secret_weights),
-                                          np.eye(2)), {}, 10)[0]
+    value, clues = sb.call(
+        "look", None, (functools.partial(layer_with_secret_weights, W=secret_weights), np.eye(2)), {}, 10
+    )[0]
     sb.kill()
-    assert np.array_equal(value, secret_weights)             # it can call it
+    assert np.array_equal(value, secret_weights)  # it can call it
     for secret in ("layer_with_secret_weights", "secret", "7.25", "test_protocol", "functools"):
         assert secret not in clues
 
 
 def test_does_a_public_row_never_see_what_a_hidden_case_gave_the_student(zygote, tmp_path):
     sub = tmp_path / "recorder.py"
-    sub.write_text('''
+    sub.write_text("""
 seen = []
 def echo(x):
     seen.append(x)
@@ -97,12 +101,12 @@ def echo(x):
 import otter
 otter.Notebook().check("order")
 otter.Notebook().check("order")
-''')
+""")
     report = Grader(zygote, FIXTURES / "order" / "tests", None, Limits()).grade(sub)
     public = [c for q in report.questions for c in q.cases if not c.hidden]
     hidden = [c for q in report.questions for c in q.cases if c.hidden]
     assert [c.passed for c in public] == [False] and "I have seen [1.0" in public[0].message
-    assert hidden[0].passed    # the hidden case did run, afterwards
+    assert hidden[0].passed  # the hidden case did run, afterwards
     visible = " ".join([c.message for c in public] + report.errors + report.notes)
     assert "424242" not in visible
 
@@ -120,13 +124,17 @@ def test_does_a_sandbox_that_never_reads_stall_the_trusted_side_only_until_its_d
         theirs.close()
 
 
-@pytest.mark.parametrize("frame", [
-    b"a" + struct.pack(">I", 3) + b"<f8" + bytes([2]) + struct.pack(">QQ", 0, 2**63) + struct.pack(">Q", 0),
-    b"a" + struct.pack(">I", 3) + b"<f8" + bytes([1]) + struct.pack(">Q", 2**62) + struct.pack(">Q", 2**65 % 2**64),
-    b"d" + struct.pack(">I", 1) + b"l" + struct.pack(">I", 0) + b"N",
-    b"i" + struct.pack(">I", 3) + "١٢٣".encode()[:3],
-    b"s" + struct.pack(">I", 2**32 - 1),
-], ids=["shape (0, 2**63)", "huge shape", "unhashable key", "bad digits", "truncated"])
+@pytest.mark.parametrize(
+    "frame",
+    [
+        b"a" + struct.pack(">I", 3) + b"<f8" + bytes([2]) + struct.pack(">QQ", 0, 2**63) + struct.pack(">Q", 0),
+        b"a" + struct.pack(">I", 3) + b"<f8" + bytes([1]) + struct.pack(">Q", 2**62) + struct.pack(">Q", 2**65 % 2**64),
+        b"d" + struct.pack(">I", 1) + b"l" + struct.pack(">I", 0) + b"N",
+        b"i" + struct.pack(">I", 3) + "١٢٣".encode()[:3],
+        b"s" + struct.pack(">I", 2**32 - 1),
+    ],
+    ids=["shape (0, 2**63)", "huge shape", "unhashable key", "bad digits", "truncated"],
+)
 def test_does_a_malformed_value_raise_only_wire_error(frame):
     with pytest.raises(wire.WireError):
         wire.decode(frame)
@@ -142,7 +150,9 @@ def test_does_any_byte_string_decode_or_raise_wire_error(data):
 
 
 def test_does_a_sandbox_that_sends_garbage_lose_only_its_own_call(zygote):
-    sb = start(zygote, '''
+    sb = start(
+        zygote,
+        """
 import os, stat, struct
 def garbage():
     for fd in range(3, 64):
@@ -153,7 +163,8 @@ def garbage():
             pass
     import time
     time.sleep(30)
-''')
+""",
+    )
     with pytest.raises(Exception, match="broke the protocol"):
         sb.call("garbage", None, (), {}, 10)
     assert not sb.alive

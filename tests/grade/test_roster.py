@@ -52,14 +52,17 @@ def test_does_a_roster_without_assignment_columns_get_a_new_one(tmp_path):
     assert (roster.column, roster.new_column) == ("pe_attention", True)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "is empty"),
-    ("Name,Email\nAda,a@x\n", "lacks the column(s) Student, ID"),
-    ("Student,ID\nAda,101\nBob,101\n", "lines 2 and 3: the same ID '101'"),
-    ("Student,ID,SIS Login ID\nAda,101,ada\nBob,102,ADA\n", "the same SIS Login ID"),
-    ("Student,ID\nAda,101\nBob,\n", "line 3: Bob has no ID"),
-    ("Student,ID\n\"Ada,101\n", "not a readable CSV"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "is empty"),
+        ("Name,Email\nAda,a@x\n", "lacks the column(s) Student, ID"),
+        ("Student,ID\nAda,101\nBob,101\n", "lines 2 and 3: the same ID '101'"),
+        ("Student,ID,SIS Login ID\nAda,101,ada\nBob,102,ADA\n", "the same SIS Login ID"),
+        ("Student,ID\nAda,101\nBob,\n", "line 3: Bob has no ID"),
+        ('Student,ID\n"Ada,101\n', "not a readable CSV"),
+    ],
+)
 def test_is_a_bad_roster_refused_with_the_file_and_the_reason(tmp_path, text, message):
     path = roster_file(tmp_path, text)
     with pytest.raises(canvas.RosterError) as err:
@@ -81,13 +84,16 @@ def sub(key, *students):
 def test_are_canvas_ids_emails_and_logins_matched_and_the_rest_listed(tmp_path):
     text = CANVAS_ROSTER.replace("jdoe", "jdoe@example.edu")
     roster = load(roster_file(tmp_path, text))
-    m = canvas.match(roster, [
-        sub("smithbob_4002", Student(id="4002", login="smithbob")),      # Canvas bulk download
-        sub("submission_1", Student(name="Ann", email="ALEE", id="")),   # Gradescope, by email/login
-        sub("jdoe", Student(login="jdoe")),                              # a file named by login
-        sub("stranger", Student(login="stranger")),
-        sub("4001_lookalike", Student(id="999", login="nkim")),          # an id wins over a login
-    ])
+    m = canvas.match(
+        roster,
+        [
+            sub("smithbob_4002", Student(id="4002", login="smithbob")),  # Canvas bulk download
+            sub("submission_1", Student(name="Ann", email="ALEE", id="")),  # Gradescope, by email/login
+            sub("jdoe", Student(login="jdoe")),  # a file named by login
+            sub("stranger", Student(login="stranger")),
+            sub("4001_lookalike", Student(id="999", login="nkim")),  # an id wins over a login
+        ],
+    )
     assert m.rows == {"smithbob_4002": [1], "submission_1": [2], "jdoe": [0]}
     assert m.unmatched == ["stranger", "4001_lookalike"]
     assert [roster.students[i]["Student"] for i in m.missing] == ["Kim, Noh"]
@@ -95,8 +101,15 @@ def test_are_canvas_ids_emails_and_logins_matched_and_the_rest_listed(tmp_path):
 
 def test_does_the_import_fill_only_the_chosen_column_and_leave_clashes_empty(tmp_path):
     roster = load(roster_file(tmp_path, CANVAS_ROSTER))
-    m = canvas.match(roster, [sub("a", Student(id="4001")), sub("b", Student(id="4002")),
-                              sub("c", Student(id="4002")), sub("d", Student(id="4003"))])
+    m = canvas.match(
+        roster,
+        [
+            sub("a", Student(id="4001")),
+            sub("b", Student(id="4002")),
+            sub("c", Student(id="4002")),
+            sub("d", Student(id="4003")),
+        ],
+    )
     assert m.clashes == {1: ["b", "c"]}
     path = canvas.write(tmp_path, roster, m, {"a": 63.0, "b": 10.0, "c": 20.0, "d": None}, 63)
     rows = list(csv.reader(path.open(encoding="utf-8")))
@@ -106,9 +119,9 @@ def test_does_the_import_fill_only_the_chosen_column_and_leave_clashes_empty(tmp
 
 
 def test_can_no_roster_cell_become_a_formula(tmp_path):
-    text = "Student,ID,SIS Login ID\n\"=HYPERLINK(\"\"http://x\"\")\",101,+cmd\n"
+    text = 'Student,ID,SIS Login ID\n"=HYPERLINK(""http://x"")",101,+cmd\n'
     roster = load(roster_file(tmp_path, text))
     path = canvas.write(tmp_path, roster, canvas.match(roster, []), {}, 5)
     cells = [c for r in csv.reader(path.open()) for c in r]
-    assert "'=HYPERLINK(\"http://x\")" in cells and "'+cmd" in cells
+    assert '\'=HYPERLINK("http://x")' in cells and "'+cmd" in cells
     assert not any(c.startswith(("=", "+", "-", "@")) for c in cells)

@@ -15,8 +15,12 @@ from known_outcomes import ENGINE, FIXTURES
 
 @pytest.fixture(scope="module")
 def zygote():
-    z = Zygote(uid=61999 if os.geteuid() == 0 else None, gid=61999 if os.geteuid() == 0 else None,
-               memory_mb=2048, cpu_seconds=120)
+    z = Zygote(
+        uid=61999 if os.geteuid() == 0 else None,
+        gid=61999 if os.geteuid() == 0 else None,
+        memory_mb=2048,
+        cpu_seconds=120,
+    )
     yield z
     z.close()
 
@@ -59,8 +63,9 @@ def test_does_a_hanging_function_cost_only_its_own_points(zygote, tmp_path):
     hang = tmp_path / "hang.py"
     hang.write_text(twin + "\n\ndef pe_shift_matrix(k, d_model, base=10000.0):\n    while True:\n        pass\n")
     honest = grade(zygote, FIXTURES / "twin.py", paths.tests_dir(), paths.autograder_dir() / "support")
-    hung = grade(zygote, hang, paths.tests_dir(), paths.autograder_dir() / "support",
-                 Limits(call=1, statement=3, wall=60))
+    hung = grade(
+        zygote, hang, paths.tests_dir(), paths.autograder_dir() / "support", Limits(call=1, statement=3, wall=60)
+    )
     scores = {q.name: q.score for q in hung.questions}
     assert scores["pe_shift_matrix"] == 0
     assert scores["sinusoidal_pe"] == {q.name: q.score for q in honest.questions}["sinusoidal_pe"] > 0
@@ -80,9 +85,11 @@ def test_does_the_fallback_without_namespaces_grade_and_sweep_daemons(tmp_path):
     """Where namespaces and a uid change are unavailable (a student's laptop), a subreaper zygote
     still collects and kills what a submission started in a new session."""
     sub = tmp_path / "daemon.py"
-    sub.write_text((ENGINE / "submissions" / "honest_score_full.py").read_text() +
-                   "\nimport subprocess, sys\nsubprocess.Popen([sys.executable, '-c', "
-                   "'import time\\nwhile True: time.sleep(1)  # attnlab-daemon-marker'], start_new_session=True)\n")
+    sub.write_text(
+        (ENGINE / "submissions" / "honest_score_full.py").read_text()
+        + "\nimport subprocess, sys\nsubprocess.Popen([sys.executable, '-c', "
+        "'import time\\nwhile True: time.sleep(1)  # attnlab-daemon-marker'], start_new_session=True)\n"
+    )
     z = Zygote(uid=None, gid=None, memory_mb=2048, cpu_seconds=60, isolate=False)
     try:
         report = grade(z, sub)
@@ -107,10 +114,12 @@ def test_does_a_sandbox_never_run_as_root_even_where_namespaces_are_refused(tmp_
     secret = tmp_path / "root_only"
     secret.mkdir(mode=0o700)
     sub = tmp_path / "whoami.py"
-    sub.write_text((ENGINE / "submissions" / "honest_score_full.py").read_text() +
-                   f"\nimport os\nWHO = os.getuid()\ntry:\n    open({str(secret / 'x')!r}, 'w').write('x')\n"
-                   "    WROTE = True\nexcept OSError:\n    WROTE = False\n"
-                   "def whoami():\n    return WHO, WROTE\n")
+    sub.write_text(
+        (ENGINE / "submissions" / "honest_score_full.py").read_text()
+        + f"\nimport os\nWHO = os.getuid()\ntry:\n    open({str(secret / 'x')!r}, 'w').write('x')\n"
+        "    WROTE = True\nexcept OSError:\n    WROTE = False\n"
+        "def whoami():\n    return WHO, WROTE\n"
+    )
     uid, lock = claim_uid()
     z = Zygote(uid=uid, gid=uid, memory_mb=2048, cpu_seconds=60, isolate=False)
     try:

@@ -7,11 +7,29 @@ from attnlab.grade.session import StudentTimeout, student_exception
 
 
 def test_are_ignored_cells_skipped_and_magics_left_to_the_sandbox(tmp_path):
-    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": "%matplotlib inline\nx = 1", "outputs": [],
-                     "execution_count": None, "id": "a"},
-                    {"cell_type": "code", "metadata": {"tags": ["otter_ignore"]}, "source": "y = 2", "outputs": [],
-                     "execution_count": None, "id": "b"}],
-          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    nb = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": "%matplotlib inline\nx = 1",
+                "outputs": [],
+                "execution_count": None,
+                "id": "a",
+            },
+            {
+                "cell_type": "code",
+                "metadata": {"tags": ["otter_ignore"]},
+                "source": "y = 2",
+                "outputs": [],
+                "execution_count": None,
+                "id": "b",
+            },
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     path = tmp_path / "s.ipynb"
     path.write_text(json.dumps(nb))
     assert source.cells(path) == ["%matplotlib inline\nx = 1"]
@@ -32,8 +50,9 @@ def test_does_a_numpy_testing_dump_never_reach_the_student():
 
 
 def test_is_a_named_variant_counted_as_a_misconception():
-    assert messages.misconception("sinusoidal_pe(7, 8) looks like sin and cos swapped: even ...") == \
-        "sin and cos swapped"
+    assert (
+        messages.misconception("sinusoidal_pe(7, 8) looks like sin and cos swapped: even ...") == "sin and cos swapped"
+    )
     assert messages.misconception("is wrong at index (1, 2)") is None
 
 

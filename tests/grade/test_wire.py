@@ -5,8 +5,23 @@ from attnlab.grade import wire
 
 
 def test_does_plain_data_survive_a_round_trip():
-    value = (None, True, False, 3, -2**80, 1.5, float("inf"), 2 - 1j, "é", b"\x00", [1, (2, 3)],
-             {"a": 1, 2: [None]}, np.arange(6.0).reshape(2, 3), np.zeros(0, bool), np.float32(1.5))
+    value = (
+        None,
+        True,
+        False,
+        3,
+        -(2**80),
+        1.5,
+        float("inf"),
+        2 - 1j,
+        "é",
+        b"\x00",
+        [1, (2, 3)],
+        {"a": 1, 2: [None]},
+        np.arange(6.0).reshape(2, 3),
+        np.zeros(0, bool),
+        np.float32(1.5),
+    )
     back = wire.decode(wire.encode(value))
     assert back[:12] == value[:12]
     assert np.array_equal(back[12], value[12]) and back[12].dtype == np.float64
@@ -34,9 +49,17 @@ def test_is_anything_but_plain_data_refused(value):
         wire.encode(value)
 
 
-@pytest.mark.parametrize("data", [b"", b"Q", b"s\x00\x00\x00\x09ab", b"a" + b"\x00\x00\x00\x03<f8" + b"\x01" +
-                                  b"\x00" * 7 + b"\x05" + b"\x00" * 7 + b"\x08" + b"\x00" * 8,
-                                  wire.encode([1]) + b"N", b"i\x00\x00\x00\x03abc"])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"Q",
+        b"s\x00\x00\x00\x09ab",
+        b"a" + b"\x00\x00\x00\x03<f8" + b"\x01" + b"\x00" * 7 + b"\x05" + b"\x00" * 7 + b"\x08" + b"\x00" * 8,
+        wire.encode([1]) + b"N",
+        b"i\x00\x00\x00\x03abc",
+    ],
+)
 def test_is_malformed_input_rejected_cleanly(data):
     with pytest.raises(wire.WireError):
         wire.decode(data)

@@ -57,27 +57,37 @@ def test_key_notebook_reads_every_key(tmp_path, write_quiz, key_answers, items):
 def test_py_file_literals_concatenation_and_last_assignment(tmp_path):
     """Are implicit concatenation, parentheses, annotations and unpacking read, the last one winning?"""
     path = tmp_path / "quiz.py"
-    path.write_text('proof_z = "P*A*V"\n'
-                    'pe_dim0 = ("sin"\n           "(pos)")\n'
-                    'wavelength: str = "2*pi*10000**(2*i/d_model)"\n'
-                    'pe_dim1, proof_q = "cos(pos)", \'P*Q\'\n'
-                    'proof_z = """P*Z"""\n'
-                    'if True:\n    proof_kt = "nested blocks are not read"\n')
-    assert _texts(read(path)) == {"proof_z": "P*Z", "pe_dim0": "sin(pos)", "pe_dim1": "cos(pos)",
-                                          "wavelength": "2*pi*10000**(2*i/d_model)", "proof_q": "P*Q"}
+    path.write_text(
+        'proof_z = "P*A*V"\n'
+        'pe_dim0 = ("sin"\n           "(pos)")\n'
+        'wavelength: str = "2*pi*10000**(2*i/d_model)"\n'
+        "pe_dim1, proof_q = \"cos(pos)\", 'P*Q'\n"
+        'proof_z = """P*Z"""\n'
+        'if True:\n    proof_kt = "nested blocks are not read"\n'
+    )
+    assert _texts(read(path)) == {
+        "proof_z": "P*Z",
+        "pe_dim0": "sin(pos)",
+        "pe_dim1": "cos(pos)",
+        "wavelength": "2*pi*10000**(2*i/d_model)",
+        "proof_q": "P*Q",
+    }
 
 
-@pytest.mark.parametrize("source, says", [
-    ('pe_dim0 = f"sin({x})"', "it is an f-string"),
-    ('pe_dim0 = str("sin(pos)")', "computed by code"),
-    ('pe_dim0 = "sin" + "(pos)"', "computed by code"),
-    ("pe_dim0 = answer", "computed by code"),
-    ("pe_dim0 = 21.97", "it is not text"),
-    ('pe_dim0 = b"sin(pos)"', "it is not text"),
-    ('pe_dim0 = "sin(pos)"\npe_dim0 = pe_dim0.strip()', "computed by code"),
-    ('pe_dim0 = "sin("\npe_dim0 += "pos)"', "changed with an operator"),
-    ('pe_dim0, pe_dim1 = answers', "assigned by unpacking"),
-])
+@pytest.mark.parametrize(
+    "source, says",
+    [
+        ('pe_dim0 = f"sin({x})"', "it is an f-string"),
+        ('pe_dim0 = str("sin(pos)")', "computed by code"),
+        ('pe_dim0 = "sin" + "(pos)"', "computed by code"),
+        ("pe_dim0 = answer", "computed by code"),
+        ("pe_dim0 = 21.97", "it is not text"),
+        ('pe_dim0 = b"sin(pos)"', "it is not text"),
+        ('pe_dim0 = "sin(pos)"\npe_dim0 = pe_dim0.strip()', "computed by code"),
+        ('pe_dim0 = "sin("\npe_dim0 += "pos)"', "changed with an operator"),
+        ("pe_dim0, pe_dim1 = answers", "assigned by unpacking"),
+    ],
+)
 def test_non_literal_answers_get_a_clear_message(tmp_path, source, says):
     """Does an answer that is not a plain string literal hold no text and say why, naming the variable?"""
     path = tmp_path / "quiz.py"
@@ -89,10 +99,14 @@ def test_non_literal_answers_get_a_clear_message(tmp_path, source, says):
 
 def test_magics_are_dropped_and_broken_cells_skipped_with_a_note(tmp_path, write_quiz):
     """Is a cell with IPython magics read without them, and a cell that is not Python skipped with a note?"""
-    path = write_quiz(tmp_path / "quiz.ipynb", {}, [
-        "%matplotlib inline\n!pip list\npe_dim0 = 'sin(pos)'\ntext = '''\n%not a magic\n'''",
-        "pe_dim1 = 'cos(pos)'\ndef broken(:",
-    ])
+    path = write_quiz(
+        tmp_path / "quiz.ipynb",
+        {},
+        [
+            "%matplotlib inline\n!pip list\npe_dim0 = 'sin(pos)'\ntext = '''\n%not a magic\n'''",
+            "pe_dim1 = 'cos(pos)'\ndef broken(:",
+        ],
+    )
     found = read(path)
     assert found.variables["pe_dim0"].text == "sin(pos)"
     assert found.variables["text"].text == "\n%not a magic\n"  # a string that parses keeps its lines
@@ -109,12 +123,15 @@ def test_cells_otter_ignores_are_not_read(tmp_path, write_quiz):
     assert read(path).variables["pe_dim0"].text == ""
 
 
-@pytest.mark.parametrize("name, content, says", [
-    ("quiz.ipynb", "{not json", "not JSON"),
-    ("quiz.ipynb", '{"cells": 3}', "no list of cells"),
-    ("quiz.ipynb", b"\xff\xfe", "not UTF-8"),
-    ("quiz.txt", "pe_dim0 = 'x'", "not a notebook"),
-])
+@pytest.mark.parametrize(
+    "name, content, says",
+    [
+        ("quiz.ipynb", "{not json", "not JSON"),
+        ("quiz.ipynb", '{"cells": 3}', "no list of cells"),
+        ("quiz.ipynb", b"\xff\xfe", "not UTF-8"),
+        ("quiz.txt", "pe_dim0 = 'x'", "not a notebook"),
+    ],
+)
 def test_unreadable_files_raise_the_kits_error(tmp_path, name, content, says):
     """Does a file that is not a notebook or Python give a clear UnreadableFile, not a traceback?"""
     path = tmp_path / name

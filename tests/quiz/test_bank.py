@@ -69,10 +69,15 @@ def test_no_option_gives_away_a_typed_answer(items):
                     assert check(other, part).status != RIGHT, (item.id, label, other.id)
 
 
-@pytest.mark.parametrize("extra, field, line", [
-    ("colour: red", "unknown field 'colour'", 8), ("decimals: 2", "'decimals' belongs to numeric", 8),
-    ("tolerance: 0.05", "unknown field 'tolerance'", 8), ("holds: ANSWER = 1", "'holds' belongs to", 8),
-])
+@pytest.mark.parametrize(
+    "extra, field, line",
+    [
+        ("colour: red", "unknown field 'colour'", 8),
+        ("decimals: 2", "'decimals' belongs to numeric", 8),
+        ("tolerance: 0.05", "unknown field 'tolerance'", 8),
+        ("holds: ANSWER = 1", "'holds' belongs to", 8),
+    ],
+)
 def test_unknown_or_misplaced_fields_name_the_file_and_line(tmp_path, extra, field, line):
     """Is a field the item's type does not use refused, naming the file and the field's line?"""
     with pytest.raises(BankError, match=rf"1\.yaml, line {line}: .*{field}"):
@@ -105,8 +110,13 @@ def test_student_copy_keeps_practice_keys_and_drops_graded_ones(tmp_path):
             continue
         assert kept.key is None and not kept.feedback and not kept.option_feedback and not kept.rubric
         assert not (kept.explanation or kept.solution or kept.holds or kept.needs or kept.not_in_answer)
-        secrets = [item.solution, item.explanation, *(f.says for f in item.feedback),
-                   *item.option_feedback.values(), *item.rubric]
+        secrets = [
+            item.solution,
+            item.explanation,
+            *(f.says for f in item.feedback),
+            *item.option_feedback.values(),
+            *item.rubric,
+        ]
         assert not [s for s in secrets if s and s in text], item.id
 
 
@@ -127,11 +137,14 @@ def test_a_graded_item_in_the_student_copy_says_graded_by_your_instructor(tmp_pa
     assert check(practice, str(practice.key)).status == RIGHT
 
 
-@pytest.mark.parametrize("old, new, says", [
-    ("  permutation: P\n", "  permutation: P\n  permutations: P\n", "line 45: unknown field 'permutations'"),
-    ("    args: [i]\n", "    args: [i]\n    body: x\n", "unknown field 'body'"),
-    ("illustration:\n", "illustrations: {}\nillustration:\n", "unknown field 'illustrations'"),
-])
+@pytest.mark.parametrize(
+    "old, new, says",
+    [
+        ("  permutation: P\n", "  permutation: P\n  permutations: P\n", "line 45: unknown field 'permutations'"),
+        ("    args: [i]\n", "    args: [i]\n    body: x\n", "unknown field 'body'"),
+        ("illustration:\n", "illustrations: {}\nillustration:\n", "unknown field 'illustrations'"),
+    ],
+)
 def test_definitions_refuse_unknown_fields_with_the_line(tmp_path, old, new, says):
     """Is a misspelt field of definitions.yaml refused, naming the file and the line?"""
     import shutil

@@ -6,18 +6,24 @@ from click.testing import CliRunner
 from attnlab.quiz.commands import quiz
 
 
-@pytest.mark.parametrize("args, code", [
-    (["check", "pe-dim0", "sin(pos)"], 0),
-    (["check", "proof-kt", "P^T*K^T"], 1),
-    (["check", "pe-dim0", "__import__('os').system('echo hi')"], 2),
-    (["check", "pe-dim0", "9**9**9**9"], 2),
-    (["check", "no-such-id", "1"], 2),
-    (["check", "score-12", "21.97"], 0),
-    (["check", "pe-dim0", "-sin(-pos)"], 0), (["check", "score-12", "-21.97"], 1),
-    (["check", "proof-a", "P", "A", "P^T"], 0), (["check", "proof-kt", "K^T P^T"], 0),
-    (["check", "pe-dim0", "-cos(pos)"], 1), (["check", "pe-dim0", "exp(exp(exp(exp(5))))"], 2),
-    (["check", "score-12", "21.97", "--student", "s123"], 1),
-])
+@pytest.mark.parametrize(
+    "args, code",
+    [
+        (["check", "pe-dim0", "sin(pos)"], 0),
+        (["check", "proof-kt", "P^T*K^T"], 1),
+        (["check", "pe-dim0", "__import__('os').system('echo hi')"], 2),
+        (["check", "pe-dim0", "9**9**9**9"], 2),
+        (["check", "no-such-id", "1"], 2),
+        (["check", "score-12", "21.97"], 0),
+        (["check", "pe-dim0", "-sin(-pos)"], 0),
+        (["check", "score-12", "-21.97"], 1),
+        (["check", "proof-a", "P", "A", "P^T"], 0),
+        (["check", "proof-kt", "K^T P^T"], 0),
+        (["check", "pe-dim0", "-cos(pos)"], 1),
+        (["check", "pe-dim0", "exp(exp(exp(exp(5))))"], 2),
+        (["check", "score-12", "21.97", "--student", "s123"], 1),
+    ],
+)
 def test_check_exit_codes(args, code):
     """Does `quiz check` exit 0 right, 1 wrong, 2 unreadable, with feedback and no traceback?"""
     result = CliRunner().invoke(quiz, args)
@@ -66,8 +72,9 @@ def test_grade_writes_the_csv_and_each_results_json(tmp_path, write_quiz, key_an
     write_quiz(folder / "alice.ipynb", alices)
     write_quiz(folder / "bob.ipynb")
     (tmp_path / "carol.py").write_text('pe_dim0 = "sin(pos)"\n')
-    result = CliRunner().invoke(quiz, ["grade", str(folder), str(tmp_path / "carol.py"), "--out",
-                                       str(tmp_path / "out")])
+    result = CliRunner().invoke(
+        quiz, ["grade", str(folder), str(tmp_path / "carol.py"), "--out", str(tmp_path / "out")]
+    )
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader((tmp_path / "out" / "quiz_grades.csv").open()))
     auto = [i for i in items.values() if i.type != "free"]
@@ -79,11 +86,14 @@ def test_grade_writes_the_csv_and_each_results_json(tmp_path, write_quiz, key_an
     assert results["score"] == 1 and results["tests"]
 
 
-@pytest.mark.parametrize("make, says", [
-    (lambda d: (d / "notes.txt").write_text("x") and [d / "notes.txt"], "is not a .ipynb or .py file"),
-    (lambda d: [d], "no .ipynb or .py submissions"),
-    (lambda d: [_twin(d, "a"), _twin(d, "b")], "two submissions are named 'quiz'"),
-])
+@pytest.mark.parametrize(
+    "make, says",
+    [
+        (lambda d: (d / "notes.txt").write_text("x") and [d / "notes.txt"], "is not a .ipynb or .py file"),
+        (lambda d: [d], "no .ipynb or .py submissions"),
+        (lambda d: [_twin(d, "a"), _twin(d, "b")], "two submissions are named 'quiz'"),
+    ],
+)
 def test_grade_reports_a_users_mistake_without_a_traceback(tmp_path, make, says):
     """Do a wrong file type, an empty folder and two submissions with one name exit 1 with a message?"""
     result = CliRunner().invoke(quiz, ["grade", *map(str, make(tmp_path)), "--out", str(tmp_path / "out")])

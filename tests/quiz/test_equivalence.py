@@ -10,10 +10,16 @@ i, d = make_symbol("i", "nonneg_int"), make_symbol("d_model", "even_pos_int")
 x = make_symbol("x", "real")
 DOMAINS = {"i": "nonneg_int", "d_model": "even_pos_int", "x": "real"}
 atoms = st.sampled_from([i, d, x, sp.Integer(2), sp.Rational(1, 3), sp.pi])
-exprs = st.recursive(atoms, lambda inner: st.one_of(
-    st.tuples(inner, inner).map(lambda t: t[0] + t[1]),
-    st.tuples(inner, inner).map(lambda t: t[0] * t[1]),
-    inner.map(sp.sin), inner.map(sp.cos)), max_leaves=6)
+exprs = st.recursive(
+    atoms,
+    lambda inner: st.one_of(
+        st.tuples(inner, inner).map(lambda t: t[0] + t[1]),
+        st.tuples(inner, inner).map(lambda t: t[0] * t[1]),
+        inner.map(sp.sin),
+        inner.map(sp.cos),
+    ),
+    max_leaves=6,
+)
 
 
 @settings(max_examples=60, deadline=None)

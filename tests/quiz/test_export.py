@@ -92,7 +92,9 @@ def test_moodle_math_and_text_survive(moodle):
     text = " ".join(e.text or "" for e in moodle.iter("text"))
     assert r"\(10000^{2i/d_{model}}\)" in text and "$" not in text
     assert "2*pi*10000" in text and "<em>pi</em>" not in text
-    general = {q.findtext("name/text").split(":")[0] for q in moodle.iter("question") if q.find("generalfeedback") is not None}
+    general = {
+        q.findtext("name/text").split(":")[0] for q in moodle.iter("question") if q.find("generalfeedback") is not None
+    }
     assert general == {i.id for i in load().values() if i.explanation and i.type in CARRIED}
 
 
@@ -112,8 +114,7 @@ def test_moodle_description_lists_what_is_left_out(moodle):
 
 def test_description_says_what_each_export_leaves_out_and_why(written):
     """Does the Canvas description name the items each export leaves out, why, and the notebook?"""
-    description = next(line for line in written[0].read_text().splitlines()
-                       if line.startswith("Quiz description:"))
+    description = next(line for line in written[0].read_text().splitlines() if line.startswith("Quiz description:"))
     both, canvas_only = description.split("Left out of the Canvas export only:")
     assert "Canvas and the Moodle" in both and "proof-z" in both and "pe-dim0" in both
     assert "answer checker" in both

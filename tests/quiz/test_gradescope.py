@@ -12,10 +12,13 @@ from attnlab.quiz import notebook as quiz_notebook
 from attnlab.quiz.gradescope import main
 
 
-@pytest.mark.parametrize("files, says", [
-    ([], "no notebook (.ipynb) or Python file (.py) was submitted"),
-    (["a.ipynb", "b.ipynb"], "more than one .ipynb file was submitted (a.ipynb, b.ipynb)"),
-])
+@pytest.mark.parametrize(
+    "files, says",
+    [
+        ([], "no notebook (.ipynb) or Python file (.py) was submitted"),
+        (["a.ipynb", "b.ipynb"], "more than one .ipynb file was submitted (a.ipynb, b.ipynb)"),
+    ],
+)
 def test_no_or_several_submissions_score_zero_with_a_clear_message(tmp_path, files, says):
     """Do an empty upload and two notebooks write a 0-point results.json that says why?"""
     (tmp_path / "submission").mkdir()
@@ -69,8 +72,9 @@ def test_run_autograder_calls_the_shipped_entry(autograder_source):
 
 
 @pytest.mark.slow
-def test_gradescope_layout_grades_key_blank_and_hostile(tmp_path, autograder_source, write_quiz,
-                                                         key_answers, attack_cells, items):
+def test_gradescope_layout_grades_key_blank_and_hostile(
+    tmp_path, autograder_source, write_quiz, key_answers, attack_cells, items
+):
     """In Gradescope's layout, does the key score full marks, the blank 0, and a notebook that
     replaces the checker exactly what its honest answers deserve, with its payload never run?"""
     full = sum(i.points for i in items.values() if i.type != "free")
@@ -90,13 +94,16 @@ def test_gradescope_layout_grades_key_blank_and_hostile(tmp_path, autograder_sou
     assert hidden and all(t["visibility"] == "after_published" for t in hidden)
 
 
-@pytest.mark.parametrize("metadata, student, says", [
-    ({"users": [{"name": "A", "sid": "s123", "email": "a@x.edu"}]}, "s123", "Student ID"),
-    ({"users": [{"name": "A", "sid": "", "email": "a@x.edu"}]}, "a@x.edu", "email"),
-    ({"users": [{"name": "A"}]}, None, "no Student ID or email"),
-    ({"id": 1}, None, "no student"),
-    ("not json", None, "no student"),
-])
+@pytest.mark.parametrize(
+    "metadata, student, says",
+    [
+        ({"users": [{"name": "A", "sid": "s123", "email": "a@x.edu"}]}, "s123", "Student ID"),
+        ({"users": [{"name": "A", "sid": "", "email": "a@x.edu"}]}, "a@x.edu", "email"),
+        ({"users": [{"name": "A"}]}, None, "no Student ID or email"),
+        ({"id": 1}, None, "no student"),
+        ("not json", None, "no student"),
+    ],
+)
 def test_the_student_comes_from_gradescopes_metadata(tmp_path, metadata, student, says):
     """Is the variant the roster's Student ID, else the email, else the notes' numbers, and said so?"""
     text = metadata if isinstance(metadata, str) else json.dumps(metadata)

@@ -35,8 +35,14 @@ def test_rows_follow_gradescopes_schema(tmp_path, write_quiz, key_answers, items
     tests = results["tests"]
     assert len(tests) == 2 * len(_auto(items))
     for item, (shown, hidden) in zip(_auto(items), zip(tests[::2], tests[1::2])):
-        assert shown == {"name": f"{item.variable} (answered)", "score": 0, "max_score": 0,
-                         "status": "passed", "visibility": "visible", "output": "Answered."}
+        assert shown == {
+            "name": f"{item.variable} (answered)",
+            "score": 0,
+            "max_score": 0,
+            "status": "passed",
+            "visibility": "visible",
+            "output": "Answered.",
+        }
         assert hidden["name"] == item.variable and hidden["visibility"] == HIDDEN
         assert hidden["score"] == hidden["max_score"] == item.points
     n = len(_auto(items))
@@ -44,8 +50,9 @@ def test_rows_follow_gradescopes_schema(tmp_path, write_quiz, key_answers, items
     assert "Right" not in results["output"]  # the visible summary says nothing about correctness
 
 
-def test_hostile_notebook_scores_what_its_honest_answers_deserve(tmp_path, write_quiz, key_answers,
-                                                                 attack_cells, items, full):
+def test_hostile_notebook_scores_what_its_honest_answers_deserve(
+    tmp_path, write_quiz, key_answers, attack_cells, items, full
+):
     """Does a notebook that replaces the checker, runs a payload and assigns answers through
     globals() and exec score exactly as its honest twin, with nothing run?"""
     marker = tmp_path / "pwned"

@@ -93,8 +93,7 @@ def test_zip_config_and_pinned_requirements(built, items):
         config = json.loads(z.read("otter_config.json"))
         names = z.namelist()
         environment = z.read("environment.yml").decode()
-    assert config == {"lang": "python",
-                      "points_possible": sum(i.points for i in items.values() if i.type != "free")}
+    assert config == {"lang": "python", "points_possible": sum(i.points for i in items.values() if i.type != "free")}
     assert "files/attnlab_quiz/check.py" in names and "files/attnlab_quiz/quiz/2_permutation_proof.yaml" in names
     assert not any(n.startswith("files/") and n.count("/") == 1 for n in names)  # a package, no loose .py
     code_pins = (paths.autograder_dir() / "requirements.txt").read_text()
@@ -120,10 +119,13 @@ def test_shipped_modules_import_only_numpy_sympy_yaml_and_the_stdlib(tmp_path):
                 if node.level:  # resolve the relative import inside the shipped package
                     package = module.split("/")[:-1]
                     assert node.level <= len(package) + 1, module
-                    base = package[:len(package) + 1 - node.level]
+                    base = package[: len(package) + 1 - node.level]
                     target = "/".join([*base, *(node.module or "").split(".")]).strip("/")
-                    assert target in modules or f"{target}/__init__" in modules \
-                        or (not node.module and "/".join([*base, "__init__"]).lstrip("/") in modules), module
+                    assert (
+                        target in modules
+                        or f"{target}/__init__" in modules
+                        or (not node.module and "/".join([*base, "__init__"]).lstrip("/") in modules)
+                    ), module
                 else:
                     assert node.module.split(".")[0] in allowed | {"__future__"}, module
 
@@ -166,8 +168,7 @@ def test_shipped_package_checks_answers_without_attnlab(tmp_path):
             else:
                 raise SystemExit(f"{answer!r} passed")
     """)
-    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines.pop(0) == "[]"  # nothing imported beyond numpy, sympy (mpmath), yaml, stdlib
@@ -193,16 +194,26 @@ def graded(built, items, tmp_path_factory):
     work = tmp_path_factory.mktemp("graded")
     marker = work / "pwned"
     keys = {i.id: key_text(i) or "An answer in words." for i in items.values()}
-    partial = {**keys, "pe-dim0": "cos(pos)", "proof-z": "P*A*V",
-               "score-12": HOSTILE.format(marker=marker)}
+    partial = {**keys, "pe-dim0": "cos(pos)", "proof-z": "P*A*V", "score-12": HOSTILE.format(marker=marker)}
     runs = {}
     for name, answers in {"key": keys, "blank": {}, "partial": partial}.items():
         folder = work / name
         (folder / "results").mkdir(parents=True)
         nbformat.write(quiz_notebook.notebook(list(items.values()), answers=answers), folder / f"quiz_{name}.ipynb")
         runs[name] = subprocess.Popen(
-            [str(OTTER), "run", "-a", str(out / "quiz_autograder.zip"), "-o", str(folder / "results"),
-             str(folder / f"quiz_{name}.ipynb")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            [
+                str(OTTER),
+                "run",
+                "-a",
+                str(out / "quiz_autograder.zip"),
+                "-o",
+                str(folder / "results"),
+                str(folder / f"quiz_{name}.ipynb"),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
     results = {}
     for name, run in runs.items():
         output, _ = run.communicate(timeout=120)

@@ -11,24 +11,28 @@ import pytest
 from attnlab.quiz import verify
 from attnlab.quiz.bank import default_folder
 
-PE, PROOF, NUMERIC, THEORY = ("1_positional_encoding.yaml", "2_permutation_proof.yaml",
-                              "3_numeric_illustration.yaml", "4_theory.yaml")
+PE, PROOF, NUMERIC, THEORY = (
+    "1_positional_encoding.yaml",
+    "2_permutation_proof.yaml",
+    "3_numeric_illustration.yaml",
+    "4_theory.yaml",
+)
 
 CORRUPTIONS = {  # name -> (file, text in it, replacement, id of the item that must fail)
     # wrong keys, one per item type
     "pe-dim0 doubled frequency": (PE, "key: sin(pos)\n", "key: sin(2*pos)\n", "pe-dim0"),
     "pe-dim0 cosine": (PE, "key: sin(pos)\n", "key: cos(pos)\n", "pe-dim0"),
     "pe-dim1 of pair 1": (PE, "key: cos(pos)\n", "key: cos(pos/10000**(2/d_model))\n", "pe-dim1"),
-    "wavelength without 2 pi": (PE, "key: 2*pi*10000**(2*i/d_model)", "key: 10000**(2*i/d_model)",
-                                "wavelength"),
-    "wavelength exponent": (PE, "key: 2*pi*10000**(2*i/d_model)", "key: 2*pi*10000**(i/d_model)",
-                            "wavelength"),
-    "wavelength doubled": (PE, "key: 2*pi*10000**(2*i/d_model)", "key: 4*pi*10000**(2*i/d_model)",
-                           "wavelength"),
-    "shift-block transposed": (PE, 'key: "[[cos(k*w), sin(k*w)], [-sin(k*w), cos(k*w)]]"',
-                               'key: "[[cos(k*w), -sin(k*w)], [sin(k*w), cos(k*w)]]"', "shift-block"),
-    "rel-rotation sign": (PE, "key: s*cos(k*w) + c*sin(k*w)", "key: s*cos(k*w) - c*sin(k*w)",
-                          "rel-rotation"),
+    "wavelength without 2 pi": (PE, "key: 2*pi*10000**(2*i/d_model)", "key: 10000**(2*i/d_model)", "wavelength"),
+    "wavelength exponent": (PE, "key: 2*pi*10000**(2*i/d_model)", "key: 2*pi*10000**(i/d_model)", "wavelength"),
+    "wavelength doubled": (PE, "key: 2*pi*10000**(2*i/d_model)", "key: 4*pi*10000**(2*i/d_model)", "wavelength"),
+    "shift-block transposed": (
+        PE,
+        'key: "[[cos(k*w), sin(k*w)], [-sin(k*w), cos(k*w)]]"',
+        'key: "[[cos(k*w), -sin(k*w)], [sin(k*w), cos(k*w)]]"',
+        "shift-block",
+    ),
+    "rel-rotation sign": (PE, "key: s*cos(k*w) + c*sin(k*w)", "key: s*cos(k*w) - c*sin(k*w)", "rel-rotation"),
     "proof-q reversed": (PROOF, "key: P*Q\n", "key: Q*P\n", "proof-q"),
     "proof-kt unreversed": (PROOF, "key: K^T*P^T", "key: P^T*K^T", "proof-kt"),
     "proof-a conjugated the wrong way": (PROOF, "key: P*A*P^T", "key: P^T*A*P", "proof-a"),
@@ -43,11 +47,18 @@ CORRUPTIONS = {  # name -> (file, text in it, replacement, id of the item that m
     "weight-21 is weight12": (NUMERIC, "key: weight21", "key: weight12", "weight-21"),
     "weight-21 is its complement": (NUMERIC, "key: weight21", "key: 1 - weight22 + 0.001", "weight-21"),
     "rope sign": (NUMERIC, "+ (q2*k1 - q1*k2)*sin", "+ (q1*k2 - q2*k1)*sin", "rope-relative"),
-    "choice key moved": (PE, "  key: a\n  option_feedback:\n    b: \"For i = 0",
-                         "  key: b\n  option_feedback:\n    b: \"For i = 0", "fast-pair"),
-    "choice key to an unexplained option": (THEORY, "  key: d\n  option_feedback:\n    a: \"APE adds a vector",
-                                            "  key: a\n  option_feedback:\n    a: \"APE adds a vector",
-                                            "th-rope"),
+    "choice key moved": (
+        PE,
+        '  key: a\n  option_feedback:\n    b: "For i = 0',
+        '  key: b\n  option_feedback:\n    b: "For i = 0',
+        "fast-pair",
+    ),
+    "choice key to an unexplained option": (
+        THEORY,
+        '  key: d\n  option_feedback:\n    a: "APE adds a vector',
+        '  key: a\n  option_feedback:\n    a: "APE adds a vector',
+        "th-rope",
+    ),
     "order key swapped": (PROOF, "key: [a, b, c, d, e]", "key: [a, c, b, d, e]", "proof-order"),
     # wrong tolerances: widened 100x, or not what the prompt asks for
     "score-12 tolerance 100x": (NUMERIC, "decimals: 2", "decimals: 0", "score-12"),
@@ -55,12 +66,24 @@ CORRUPTIONS = {  # name -> (file, text in it, replacement, id of the item that m
     "weight-21 tolerance finer than asked": (NUMERIC, "decimals: 5", "decimals: 6", "weight-21"),
     "notes' value wrong": (NUMERIC, "notes: 21.97", "notes: 21.96", "score-12"),
     # wrong domains
-    "pos real": (PE, "symbols: {pos: nonneg, d_model: even_pos_int}\n  key: sin(pos)",
-                 "symbols: {pos: real, d_model: even_pos_int}\n  key: sin(pos)", "pe-dim0"),
-    "pos an integer": (PE, "symbols: {pos: nonneg, d_model: even_pos_int}\n  key: cos(pos)",
-                       "symbols: {pos: nonneg_int, d_model: even_pos_int}\n  key: cos(pos)", "pe-dim1"),
-    "i real": (PE, "symbols: {i: nonneg_int, d_model: even_pos_int}",
-               "symbols: {i: real, d_model: even_pos_int}", "wavelength"),
+    "pos real": (
+        PE,
+        "symbols: {pos: nonneg, d_model: even_pos_int}\n  key: sin(pos)",
+        "symbols: {pos: real, d_model: even_pos_int}\n  key: sin(pos)",
+        "pe-dim0",
+    ),
+    "pos an integer": (
+        PE,
+        "symbols: {pos: nonneg, d_model: even_pos_int}\n  key: cos(pos)",
+        "symbols: {pos: nonneg_int, d_model: even_pos_int}\n  key: cos(pos)",
+        "pe-dim1",
+    ),
+    "i real": (
+        PE,
+        "symbols: {i: nonneg_int, d_model: even_pos_int}",
+        "symbols: {i: real, d_model: even_pos_int}",
+        "wavelength",
+    ),
     "k real": (PE, "symbols: {k: int, w: positive}", "symbols: {k: real, w: positive}", "shift-block"),
     "theta any sign": (NUMERIC, "theta: positive}", "theta: real}", "rope-relative"),
     # a derivation removed: the key would only be graded against itself

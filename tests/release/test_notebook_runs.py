@@ -38,27 +38,36 @@ def executed(tmp_path_factory) -> nbformat.NotebookNode:
             (work / rel).parent.mkdir(parents=True, exist_ok=True)
             (work / rel).write_text(text, encoding="utf-8")
     nb = release.notebook(solved=True)
-    NotebookClient(nb, kernel_name=KERNEL, timeout=120, allow_errors=True,
-                   resources={"metadata": {"path": str(work)}}).execute()
+    NotebookClient(
+        nb, kernel_name=KERNEL, timeout=120, allow_errors=True, resources={"metadata": {"path": str(work)}}
+    ).execute()
     nbformat.write(nb, work / f"{paths.ASSIGNMENT}_solved.ipynb")  # kept for a look after a failure
     return nb
 
 
 def _text(nb: nbformat.NotebookNode) -> str:
-    return "".join(out.get("text", "") for cell in nb.cells if cell.cell_type == "code"
-                   for out in cell.get("outputs", []) if out.output_type == "stream")
+    return "".join(
+        out.get("text", "")
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for out in cell.get("outputs", [])
+        if out.output_type == "stream"
+    )
 
 
 def test_does_every_cell_of_the_solved_notebook_run_without_error(executed):
-    errors = [(cell.source.splitlines()[0], out.ename, out.evalue)
-              for cell in executed.cells if cell.cell_type == "code"
-              for out in cell.get("outputs", []) if out.output_type == "error"]
+    errors = [
+        (cell.source.splitlines()[0], out.ename, out.evalue)
+        for cell in executed.cells
+        if cell.cell_type == "code"
+        for out in cell.get("outputs", [])
+        if out.output_type == "error"
+    ]
     assert not errors
 
 
 def test_does_every_public_check_pass_in_the_solved_notebook(executed):
-    checks = [cell for cell in executed.cells
-              if cell.cell_type == "code" and cell.source.startswith("grader.check(")]
+    checks = [cell for cell in executed.cells if cell.cell_type == "code" and cell.source.startswith("grader.check(")]
     assert checks
     for cell in checks:
         shown = "".join(str(out.get("data", {}).get("text/plain", "")) for out in cell.outputs)
@@ -67,20 +76,20 @@ def test_does_every_public_check_pass_in_the_solved_notebook(executed):
 
 def test_does_the_equivariance_demo_reach_the_proofs_conclusions(executed):
     text = _text(executed)
-    for line in ["self-attention without PE, equivariant: True",
-                 "self-attention without PE, invariant: False",
-                 "self-attention with PE added, equivariant: False",
-                 "mean-pooled self-attention, invariant: True",
-                 "causal self-attention without PE, equivariant: False"]:
+    for line in [
+        "self-attention without PE, equivariant: True",
+        "self-attention without PE, invariant: False",
+        "self-attention with PE added, equivariant: False",
+        "mean-pooled self-attention, invariant: True",
+        "causal self-attention without PE, equivariant: False",
+    ]:
         assert line in text
 
 
 def test_does_the_bag_of_words_demo_show_the_problem_and_its_cure(executed):
     text = _text(executed)
-    assert ("no PE: cat's weights just reordered? True; "
-            "cat's output identical in both sentences? True") in text
-    assert ("with PE: cat's weights just reordered? False; "
-            "cat's output identical in both sentences? False") in text
+    assert ("no PE: cat's weights just reordered? True; cat's output identical in both sentences? True") in text
+    assert ("with PE: cat's weights just reordered? False; cat's output identical in both sentences? False") in text
 
 
 def test_does_the_numeric_illustration_match_the_notes_with_the_rounding_slip_fixed(executed):
@@ -95,8 +104,7 @@ def test_does_the_rope_demo_show_a_score_that_depends_on_the_offset_only(execute
 
 
 def test_does_every_figure_render(executed):
-    demos = [cell for cell in executed.cells if "demo" in cell.metadata.get("tags", [])
-             and "plt.show()" in cell.source]
+    demos = [cell for cell in executed.cells if "demo" in cell.metadata.get("tags", []) and "plt.show()" in cell.source]
     assert demos
     for cell in demos:
         assert any("image/png" in out.get("data", {}) for out in cell.outputs), cell.source[:80]

@@ -16,8 +16,11 @@ def fresh():
 def test_does_the_committed_release_match_a_fresh_build(fresh):
     """If this fails, run `attnlab release` and commit the result."""
     folder = paths.release_dir()
-    committed = {p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
-                 for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    committed = {
+        p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
+        for p in folder.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
     assert committed == fresh
 
 
@@ -55,8 +58,15 @@ def test_does_the_py_twin_keep_every_signature_and_docstring_but_no_solution_cod
 def test_is_every_function_without_a_test_given_whole(stub_env, reference_env):
     """A stub nothing grades would cost the student work for no point: such helpers come written."""
     graded = {p.stem for p in paths.tests_dir().glob("*.py")}
-    helpers = [name for name, v in stub_env.items() if callable(v) and getattr(v, "__module__", None) is None
-               and name not in graded and not name.startswith("_") and name in reference_env]
+    helpers = [
+        name
+        for name, v in stub_env.items()
+        if callable(v)
+        and getattr(v, "__module__", None) is None
+        and name not in graded
+        and not name.startswith("_")
+        and name in reference_env
+    ]
     assert "default_permutations" in helpers
     for name in helpers:
         assert stub_env[name].__code__.co_code == reference_env[name].__code__.co_code, name

@@ -51,14 +51,17 @@ def _normal(name: str) -> str:
 def package_paths(dist: metadata.Distribution) -> set[str]:
     """The top-level files and folders a distribution installed into its site folder."""
     base = os.path.realpath(str(dist.locate_file("")))
-    record = dist.read_text("RECORD")   # read directly: dist.files builds a Path per file (slow)
+    record = dist.read_text("RECORD")  # read directly: dist.files builds a Path per file (slow)
     if record is not None:
         tops = {line.split(",", 1)[0].replace("\\", "/").split("/", 1)[0] for line in record.splitlines()}
     else:
         tops = {f.parts[0] for f in dist.files or [] if f.parts}
     tops -= {"..", "/", "__pycache__"}
-    return {os.path.realpath(os.path.join(base, top)) for top in tops
-            if not top.endswith(".pth") and os.path.exists(os.path.join(base, top))}
+    return {
+        os.path.realpath(os.path.join(base, top))
+        for top in tops
+        if not top.endswith(".pth") and os.path.exists(os.path.join(base, top))
+    }
 
 
 def site_dirs() -> set[str]:

@@ -35,8 +35,9 @@ def analyse(results: list[dict[str, Any]]) -> tuple[list[CaseStats], Counter]:
         seen = set()
         for row in data.get("tests", []):
             extra = row.get("extra_data") or {}
-            item = items.setdefault(row["name"], CaseStats(extra.get("question", ""), row["name"],
-                                                      row.get("visibility") == "hidden", 0, 0))
+            item = items.setdefault(
+                row["name"], CaseStats(extra.get("question", ""), row["name"], row.get("visibility") == "hidden", 0, 0)
+            )
             item.graded += 1
             item.passed += row.get("status") == "passed"
             if extra.get("misconception"):
@@ -47,11 +48,17 @@ def analyse(results: list[dict[str, Any]]) -> tuple[list[CaseStats], Counter]:
 
 def write(out: Path, results: list[dict[str, Any]]) -> tuple[list[CaseStats], Counter]:
     items, variants = analyse(results)
-    write_atomic(out / "item_analysis.csv", csv_text(
-        [["question", "case", "hidden", "passed", "graded", "pass_rate"]]
-        + [[it.question, it.case, it.hidden, it.passed, it.graded, f"{it.rate:.3f}"] for it in items]))
-    write_atomic(out / "misconceptions.csv", csv_text(
-        [["question", "misconception", "submissions"]] + [[q, v, n] for (q, v), n in variants.most_common()]))
+    write_atomic(
+        out / "item_analysis.csv",
+        csv_text(
+            [["question", "case", "hidden", "passed", "graded", "pass_rate"]]
+            + [[it.question, it.case, it.hidden, it.passed, it.graded, f"{it.rate:.3f}"] for it in items]
+        ),
+    )
+    write_atomic(
+        out / "misconceptions.csv",
+        csv_text([["question", "misconception", "submissions"]] + [[q, v, n] for (q, v), n in variants.most_common()]),
+    )
     if items:
         plot(out / "item_analysis.png", items, variants)
     return items, variants
@@ -115,8 +122,9 @@ def table(items: list[CaseStats], variants: Counter):
     for question, cases in by_question.items():
         worst = min(cases, key=lambda it: it.rate)
         label = worst.case.removeprefix(f"{question} - ") + (" (hidden)" if worst.hidden else "")
-        t.add_row(escape(question), str(len(cases)), escape(label),
-                  f"{100 * worst.rate:.0f}% ({worst.passed}/{worst.graded})")
+        t.add_row(
+            escape(question), str(len(cases)), escape(label), f"{100 * worst.rate:.0f}% ({worst.passed}/{worst.graded})"
+        )
     m = Table(title="Named misconceptions")
     for col in ("question", "looks like", "submissions"):
         m.add_column(col)

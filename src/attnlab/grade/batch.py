@@ -47,26 +47,28 @@ from .runner import CaseResult, Limits, QuestionResult, Report, load_tests
 WORKER = [sys.executable, "-m", "attnlab.grade.worker"]
 NEEDS_HUMAN = 3
 # said once per run where the kernel offers no namespaces for the sandbox (macOS, a locked-down container)
-WEAK_ISOLATION = ("Warning: this machine gives the sandbox no namespaces, so each submission runs with only "
-                  "process limits and (as root) a user id of its own: it can read what that user can. "
-                  "Grade for real as root on Linux, or on Gradescope.")
-MAX_FAILED_STARTS = 3   # workers in a row that die before they are ready: the machine is the problem
+WEAK_ISOLATION = (
+    "Warning: this machine gives the sandbox no namespaces, so each submission runs with only "
+    "process limits and (as root) a user id of its own: it can read what that user can. "
+    "Grade for real as root on Linux, or on Gradescope."
+)
+MAX_FAILED_STARTS = 3  # workers in a row that die before they are ready: the machine is the problem
 
 
 @dataclass
 class Graded:
-    submission: str                       # the submission's key (file stem, folder name, ...)
-    score: float | None                   # None when it could not be graded
+    submission: str  # the submission's key (file stem, folder name, ...)
+    score: float | None  # None when it could not be graded
     questions: dict[str, float]
     results: Path | None
-    skipped: bool = False                 # unchanged since an earlier run graded it
+    skipped: bool = False  # unchanged since an earlier run graded it
     status: str = GRADED
     problem: str = ""
     students: tuple[Student, ...] = ()
     origin: str = ""
     notes: list[str] = field(default_factory=list)
-    action: str = ""                      # graded, skipped, regraded, retried ("" when not run)
-    worker_failures: int = 0              # in this run: its worker died or hung while grading it
+    action: str = ""  # graded, skipped, regraded, retried ("" when not run)
+    worker_failures: int = 0  # in this run: its worker died or hung while grading it
 
     def who(self) -> str:
         return "; ".join(s.label() for s in self.students) or self.submission
@@ -80,7 +82,7 @@ class Run:
     written: list[Path]
     roster: canvas.Roster | None = None
     matching: canvas.Matching | None = None
-    earlier: int = 0                      # results in RESULTS/submissions from other runs' submissions
+    earlier: int = 0  # results in RESULTS/submissions from other runs' submissions
 
     def count(self, action: str) -> int:
         return sum(g.action == action for g in self.graded)
@@ -106,14 +108,24 @@ class _Job:
     path: Path
     fields: dict[str, Any]
     who: str
-    failures: int = 0                      # infrastructure failures while grading it
-    fresh_only: bool = False               # a retry: only a worker that has graded nothing yet
+    failures: int = 0  # infrastructure failures while grading it
+    fresh_only: bool = False  # a retry: only a worker that has graded nothing yet
 
 
-def main(*, submissions: list[Path], out: Path, tests_dir: Path | None = None,
-         support_dir: Path | None = None, jobs: int | None = None, force: bool = False,
-         roster: Path | None = None, column: str | None = None, timeout: float = 10.0,
-         memory_mb: int = 2048, progress: bool = True) -> Run:
+def main(
+    *,
+    submissions: list[Path],
+    out: Path,
+    tests_dir: Path | None = None,
+    support_dir: Path | None = None,
+    jobs: int | None = None,
+    force: bool = False,
+    roster: Path | None = None,
+    column: str | None = None,
+    timeout: float = 10.0,
+    memory_mb: int = 2048,
+    progress: bool = True,
+) -> Run:
     """Grade every submission found in ``submissions`` into ``out``; see the module docstring.
 
     ``timeout`` bounds one call of a student function; executing the submission gets 3x that per
@@ -135,11 +147,14 @@ def main(*, submissions: list[Path], out: Path, tests_dir: Path | None = None,
     store = out / "submissions"
 
     with tempfile.TemporaryDirectory(prefix="attnlab-unpack-") as scratch:
-        found = discover([Path(s) for s in submissions], unpack=Path(scratch),
-                         release=paths.release_dir() if paths.current_course() else None,
-                         exclude=out)
+        found = discover(
+            [Path(s) for s in submissions],
+            unpack=Path(scratch),
+            release=paths.release_dir() if paths.current_course() else None,
+            exclude=out,
+        )
         folders = {sub.key: report.folder_name(sub.key) for sub in found.submissions}
-        if len(set(folders.values())) < len(folders):   # only if two keys' hashes collided
+        if len(set(folders.values())) < len(folders):  # only if two keys' hashes collided
             raise ValueError("two submissions would share a results folder; rename one")
         matching = canvas.match(the_roster, found.submissions) if the_roster else None
         if the_roster and matching:
@@ -169,8 +184,14 @@ def main(*, submissions: list[Path], out: Path, tests_dir: Path | None = None,
     write_grades()
     if todo:
         threading.Thread(target=analysis.preload, daemon=True).start()
-        config = dict(tests_dir=str(tests_dir), support_dir=str(support_dir) if support_dir else None,
-                      out=str(store), limits=limits.__dict__, isolate=True, parent=os.getpid())
+        config = dict(
+            tests_dir=str(tests_dir),
+            support_dir=str(support_dir) if support_dir else None,
+            out=str(store),
+            limits=limits.__dict__,
+            isolate=True,
+            parent=os.getpid(),
+        )
         _schedule(todo, config, jobs or os.cpu_count() or 1, limits, questions, store, done, progress)
     write_grades()
 
@@ -201,42 +222,51 @@ def _fill_identities(subs: list[Submission], roster: canvas.Roster, matching: ca
     """Names, ids and emails the roster knows and the submission's source did not say."""
     for sub in subs:
         rows = matching.rows.get(sub.key)
-        if rows and len(rows) == len(sub.students):   # (a group with an unmatched student keeps its own)
+        if rows and len(rows) == len(sub.students):  # (a group with an unmatched student keeps its own)
             sub.students = tuple(
                 Student(name=s.name or r.name, email=s.email or r.email, id=s.id or r.id, login=s.login)
-                for s, r in zip(sub.students, (canvas.student(roster, row) for row in rows), strict=True))
+                for s, r in zip(sub.students, (canvas.student(roster, row) for row in rows), strict=True)
+            )
 
 
-def _prepare(sub: Submission, folder: Path, tests: list, fingerprint: str,
-             force: bool) -> tuple[Graded, _Job | None]:
+def _prepare(sub: Submission, folder: Path, tests: list, fingerprint: str, force: bool) -> tuple[Graded, _Job | None]:
     """The submission's row as it stands, and its job when it must be (re)graded."""
-    g = Graded(sub.key, None, {}, folder / "results.json", students=sub.students, origin=sub.origin,
-               notes=list(sub.notes))
+    g = Graded(
+        sub.key, None, {}, folder / "results.json", students=sub.students, origin=sub.origin, notes=list(sub.notes)
+    )
     previous = report.read(folder / "results.json")
-    fields: dict[str, Any] = {"submission": sub.key, "students": [asdict(s) for s in sub.students],
-                              "origin": sub.origin, "notes": sub.notes, "tests_sha256": fingerprint}
+    fields: dict[str, Any] = {
+        "submission": sub.key,
+        "students": [asdict(s) for s in sub.students],
+        "origin": sub.origin,
+        "notes": sub.notes,
+        "tests_sha256": fingerprint,
+    }
     if sub.file is None:
         return _unreadable(g, folder, sub.key, sub.problem, tests, fields, staged=None), None
     data = sub.file.read_bytes()
     digest = hashlib.sha256(sub.file.suffix.encode() + b"\0" + data).hexdigest()
     fields["sha256"] = digest
     before = previous["extra_data"] if previous else {}
-    if (not force and before.get("status") == GRADED and before.get("sha256") == digest
-            and before.get("tests_sha256") == fingerprint):
+    if (
+        not force
+        and before.get("status") == GRADED
+        and before.get("sha256") == digest
+        and before.get("tests_sha256") == fingerprint
+    ):
         assert previous is not None  # before is not empty
         g.skipped, g.action, g.score = True, "skipped", float(previous["score"])
         g.questions = dict(before["questions"])
-        if any(before.get(k) != v for k, v in fields.items()):   # e.g. the roster now names them
+        if any(before.get(k) != v for k, v in fields.items()):  # e.g. the roster now names them
             report.stamp(folder / "results.json", fields, sub.who())
         return g, None
-    g.action = ("graded" if previous is None else "retried" if before.get("status") == NOT_GRADED
-                else "regraded")
+    g.action = "graded" if previous is None else "retried" if before.get("status") == NOT_GRADED else "regraded"
     staged = folder / f"{folder.name}{sub.file.suffix}"
     for old in folder.glob(f"{folder.name}.*"):
         if old != staged and old.suffix in (".py", ".ipynb"):
             old.unlink()
     report.make_dirs(folder)
-    (folder / "results.json").unlink(missing_ok=True)   # from here on, its presence means this run graded it
+    (folder / "results.json").unlink(missing_ok=True)  # from here on, its presence means this run graded it
     atomic.write_atomic(staged, data, mode=report.FILE_MODE)
     why = unreadable(staged)
     if why:
@@ -245,13 +275,22 @@ def _prepare(sub: Submission, folder: Path, tests: list, fingerprint: str,
     return g, _Job(sub.key, folder.name, staged, fields, sub.who())
 
 
-def _unreadable(g: Graded, folder: Path, key: str, why: str, tests: list, fields: dict[str, Any],
-                staged: Path | None) -> Graded:
+def _unreadable(
+    g: Graded, folder: Path, key: str, why: str, tests: list, fields: dict[str, Any], staged: Path | None
+) -> Graded:
     """Score 0 with the reason, through the same writer as a graded submission."""
-    questions = [QuestionResult(tf.name, tf.points, tf.all_or_nothing,
-                                [CaseResult(tf.name, c.name, c.points, c.hidden, False,
-                                            f"not graded: the submission {why}") for c in tf.cases])
-                 for tf in tests]
+    questions = [
+        QuestionResult(
+            tf.name,
+            tf.points,
+            tf.all_or_nothing,
+            [
+                CaseResult(tf.name, c.name, c.points, c.hidden, False, f"not graded: the submission {why}")
+                for c in tf.cases
+            ],
+        )
+        for tf in tests
+    ]
     rep = Report(folder.name, str(staged or folder), questions, [f"the submission {why}"])
     path = report.write(folder.parent, rep)
     report.stamp(path, dict(fields, status=UNREADABLE, problem=why), g.who())
@@ -272,17 +311,38 @@ def _tests_fingerprint(tests_dir: Path, support_dir: Path | None, limits: Limits
 
 # ---- outputs that span submissions
 
+
 def grades_csv(graded: list[Graded], questions: list[tuple[str, float]]) -> str:
-    rows: list[list[Any]] = [["submission", "student", "student_id", "email", *(q for q, _ in questions),
-                              "total", "status", "problem", "notes"]]
+    rows: list[list[Any]] = [
+        [
+            "submission",
+            "student",
+            "student_id",
+            "email",
+            *(q for q, _ in questions),
+            "total",
+            "status",
+            "problem",
+            "notes",
+        ]
+    ]
     for g in sorted(graded, key=lambda g: g.submission):
         if g.score is None and g.status == GRADED:
-            continue   # not graded yet in this run
+            continue  # not graded yet in this run
         scores = [f"{g.questions.get(q, 0.0):g}" if g.score is not None else "" for q, _ in questions]
-        rows.append([g.submission, "; ".join(s.name or s.login for s in g.students),
-                     "; ".join(s.id for s in g.students if s.id), "; ".join(s.email for s in g.students if s.email),
-                     *scores, "" if g.score is None else f"{g.score:g}", g.status, g.problem,
-                     "; ".join(g.notes)])
+        rows.append(
+            [
+                g.submission,
+                "; ".join(s.name or s.login for s in g.students),
+                "; ".join(s.id for s in g.students if s.id),
+                "; ".join(s.email for s in g.students if s.email),
+                *scores,
+                "" if g.score is None else f"{g.score:g}",
+                g.status,
+                g.problem,
+                "; ".join(g.notes),
+            ]
+        )
     return report.csv_text(rows)
 
 
@@ -300,41 +360,58 @@ def summary(run: Run, questions: list[tuple[str, float]]) -> list[str]:
     """The closing lines (rich markup; every name escaped)."""
     s = report.shown
     layouts = ", ".join(f"{n} {kind}" for kind, n in sorted(run.found.layouts().items()))
-    lines = [f"[bold]Found[/] {len(run.found.submissions)} submission(s) ({layouts}); "
-             f"ignored {len(run.found.ignored)} file(s)" + (":" if run.found.ignored else ".")]
+    lines = [
+        f"[bold]Found[/] {len(run.found.submissions)} submission(s) ({layouts}); "
+        f"ignored {len(run.found.ignored)} file(s)" + (":" if run.found.ignored else ".")
+    ]
     reasons = Counter(i.why for i in run.found.ignored)
     for why, n in reasons.most_common(8):
         example = next(i.path for i in run.found.ignored if i.why == why)
         lines.append(f"  {n} x {s(why)}, e.g. {s(example)}")
     again = sum(g.worker_failures > 0 and g.status == GRADED for g in run.graded)
-    lines.append(f"[bold]Graded[/] {run.count('graded')}, skipped {run.count('skipped')} (unchanged since "
-                 f"graded), regraded {run.count('regraded')}, retried {run.count('retried')} (not graded "
-                 "last time)" + (f", {again} graded in a fresh worker after theirs failed" if again else "")
-                 + f"; problems {len(run.problems)}" + (":" if run.problems else "."))
+    lines.append(
+        f"[bold]Graded[/] {run.count('graded')}, skipped {run.count('skipped')} (unchanged since "
+        f"graded), regraded {run.count('regraded')}, retried {run.count('retried')} (not graded "
+        "last time)"
+        + (f", {again} graded in a fresh worker after theirs failed" if again else "")
+        + f"; problems {len(run.problems)}"
+        + (":" if run.problems else ".")
+    )
     for g in run.problems:
         verdict = "scored 0" if g.status == UNREADABLE else "not graded; a re-run retries it"
         lines.append(f"  [red]{s(g.who())}[/] ({s(g.origin)}): {s(g.problem)} ({verdict})")
     totals = [g.score for g in run.graded if g.score is not None]
     possible = sum(p for _, p in questions)
     if totals:
-        lines.append(f"[bold]Class[/] mean {statistics.mean(totals):.2f}, median {statistics.median(totals):g} "
-                     f"out of {possible:g} ({len(totals)} with a total)")
+        lines.append(
+            f"[bold]Class[/] mean {statistics.mean(totals):.2f}, median {statistics.median(totals):g} "
+            f"out of {possible:g} ({len(totals)} with a total)"
+        )
     if run.roster is not None and run.matching is not None:
         m, r = run.matching, run.roster
         where = "a new column" if r.new_column else "its column"
-        lines.append(f"[bold]Roster[/] {s(r.path)} ({r.encoding}): grades go into {where} {s(r.column)!s}; "
-                     f"{len(m.missing)} student(s) with no submission"
-                     + (": " + ", ".join(s(r.students[i]['Student']) for i in m.missing[:20]) if m.missing else "")
-                     + (" ..." if len(m.missing) > 20 else ""))
+        lines.append(
+            f"[bold]Roster[/] {s(r.path)} ({r.encoding}): grades go into {where} {s(r.column)!s}; "
+            f"{len(m.missing)} student(s) with no submission"
+            + (": " + ", ".join(s(r.students[i]["Student"]) for i in m.missing[:20]) if m.missing else "")
+            + (" ..." if len(m.missing) > 20 else "")
+        )
         if m.unmatched:
-            lines.append(f"  [red]{len(m.unmatched)} submission(s) with no roster student[/]: "
-                         + ", ".join(s(k) for k in m.unmatched))
+            lines.append(
+                f"  [red]{len(m.unmatched)} submission(s) with no roster student[/]: "
+                + ", ".join(s(k) for k in m.unmatched)
+            )
         for row, keys in m.clashes.items():
-            lines.append(f"  [red]{s(r.students[row]['Student'])} is claimed by several submissions[/]: "
-                         + ", ".join(s(k) for k in keys) + " (no grade filled in)")
+            lines.append(
+                f"  [red]{s(r.students[row]['Student'])} is claimed by several submissions[/]: "
+                + ", ".join(s(k) for k in keys)
+                + " (no grade filled in)"
+            )
     if run.earlier:
-        lines.append(f"{run.earlier} earlier result folder(s) in {s(run.out / 'submissions')} belong to "
-                     "submissions not given this time; grades.csv lists this run's only.")
+        lines.append(
+            f"{run.earlier} earlier result folder(s) in {s(run.out / 'submissions')} belong to "
+            "submissions not given this time; grades.csv lists this run's only."
+        )
     lines.append("[bold]Wrote[/] " + ", ".join(s(p) for p in run.written))
     if run.exit_code:
         lines.append(f"[red]Needs a human[/]: see the lines above (exit status {run.exit_code}).")
@@ -343,13 +420,18 @@ def summary(run: Run, questions: list[tuple[str, float]]) -> list[str]:
 
 # ---- the worker pool
 
+
 class _Worker:
     def __init__(self, config: dict):
         root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
         self.proc = subprocess.Popen(
             [*WORKER, json.dumps(config)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True, bufsize=1,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            text=True,
+            bufsize=1,
             start_new_session=True,
         )
         assert self.proc.stdout is not None
@@ -383,8 +465,16 @@ class _Worker:
             self.kill()
 
 
-def _schedule(todo: list[_Job], config: dict, jobs: int, limits: Limits, questions: list[tuple[str, float]],
-              store: Path, done: Callable[[_Job, dict], None], progress: bool) -> None:
+def _schedule(
+    todo: list[_Job],
+    config: dict,
+    jobs: int,
+    limits: Limits,
+    questions: list[tuple[str, float]],
+    store: Path,
+    done: Callable[[_Job, dict], None],
+    progress: bool,
+) -> None:
     queue = deque(todo)
     sel = selectors.DefaultSelector()
     workers: list[_Worker] = []
@@ -415,8 +505,10 @@ def _schedule(todo: list[_Job], config: dict, jobs: int, limits: Limits, questio
             return
         data = report.failed_results(job.folder, questions, why if job.failures < 2 else f"{why} (twice)")
         report.write_atomic(store / job.folder / "results.json", json.dumps(data, indent=1))
-        report.write_atomic(store / job.folder / "feedback.md",
-                            f"# Feedback for {job.who}\n\nNot graded yet: {why}. It will be graded again.\n")
+        report.write_atomic(
+            store / job.folder / "feedback.md",
+            f"# Feedback for {job.who}\n\nNot graded yet: {why}. It will be graded again.\n",
+        )
         finish(job)
 
     def retire(w: _Worker, why: str) -> None:
@@ -445,7 +537,7 @@ def _schedule(todo: list[_Job], config: dict, jobs: int, limits: Limits, questio
                         sel.unregister(w.out)
                         workers.remove(w)
                         w.close()
-                        if queue:   # only retries are left, and this worker has graded before
+                        if queue:  # only retries are left, and this worker has graded before
                             start()
                 elif w.job is not None and time.monotonic() - w.since > watchdog:
                     retire(w, f"grading took longer than {watchdog:g} s")
@@ -494,9 +586,15 @@ class _Progress:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-            self.progress = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(),
-                                     TimeElapsedColumn(), TextColumn("{task.description}"),
-                                     console=Console(stderr=True), transient=False)
+            self.progress = Progress(
+                TextColumn("grading"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("{task.description}"),
+                console=Console(stderr=True),
+                transient=False,
+            )
             self.progress.start()
             self.task = self.progress.add_task("", total=total)
 

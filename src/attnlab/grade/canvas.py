@@ -42,17 +42,17 @@ class RosterError(ValueError):
 @dataclass
 class Roster:
     path: Path
-    students: list[dict[str, str]]       # by canonical column name, plus "line"
-    column: str                          # the assignment column's header
-    new_column: bool                     # no assignment column existed: the import adds one
+    students: list[dict[str, str]]  # by canonical column name, plus "line"
+    column: str  # the assignment column's header
+    new_column: bool  # no assignment column existed: the import adds one
     encoding: str
 
 
 @dataclass
 class Matching:
-    rows: dict[str, list[int]] = field(default_factory=dict)   # submission key -> its students' rows
-    unmatched: list[str] = field(default_factory=list)         # keys with a student not in the roster
-    missing: list[int] = field(default_factory=list)           # roster rows without a submission
+    rows: dict[str, list[int]] = field(default_factory=dict)  # submission key -> its students' rows
+    unmatched: list[str] = field(default_factory=list)  # keys with a student not in the roster
+    missing: list[int] = field(default_factory=list)  # roster rows without a submission
     clashes: dict[int, list[str]] = field(default_factory=dict)  # a row claimed by several submissions
 
 
@@ -73,8 +73,10 @@ def load(path: Path, *, column: str | None, assignment: str) -> Roster:
     names = [canonical.get(h.lower(), h) for h in header]
     missing = [c for c in REQUIRED if c not in names]
     if missing:
-        raise RosterError(f"{path} lacks the column(s) {', '.join(missing)} (its columns: "
-                          f"{', '.join(header[:8]) or 'none'}); expected a Canvas gradebook export")
+        raise RosterError(
+            f"{path} lacks the column(s) {', '.join(missing)} (its columns: "
+            f"{', '.join(header[:8]) or 'none'}); expected a Canvas gradebook export"
+        )
     students: list[dict[str, str]] = []
     seen: dict[tuple[str, str], int] = {}
     for number, cells in enumerate(table[1:], start=2):
@@ -83,13 +85,15 @@ def load(path: Path, *, column: str | None, assignment: str) -> Roster:
         row = {n: (cells[i].strip() if i < len(cells) else "") for i, n in enumerate(names)}
         if not row["ID"]:
             if not students and (row["Student"].startswith("Points Possible") or not row["Student"]):
-                continue   # Canvas's rows above the students
+                continue  # Canvas's rows above the students
             raise RosterError(f"{path}, line {number}: {row['Student'] or 'a row'} has no ID")
         for col in ("ID", "SIS User ID", "SIS Login ID"):
             value = row.get(col, "").lower()
             if value and (col, value) in seen:
-                raise RosterError(f"{path}, lines {seen[(col, value)]} and {number}: the same {col} "
-                                  f"{row[col]!r}; each student must appear once")
+                raise RosterError(
+                    f"{path}, lines {seen[(col, value)]} and {number}: the same {col} "
+                    f"{row[col]!r}; each student must appear once"
+                )
             if value:
                 seen[(col, value)] = number
         row["line"] = str(number)
@@ -130,19 +134,29 @@ def _choose_column(path: Path, header: list[str], wanted: str, explicit: bool) -
         return hits[0], False
     listed = ", ".join(repr(h) for h, _ in assignments[:12]) + (" ..." if len(assignments) > 12 else "")
     if hits:
-        raise RosterError(f"{path}: several assignment columns match {wanted!r}: "
-                          f"{', '.join(map(repr, hits))}; choose one by its id with --column")
+        raise RosterError(
+            f"{path}: several assignment columns match {wanted!r}: "
+            f"{', '.join(map(repr, hits))}; choose one by its id with --column"
+        )
     hint = "" if explicit else " (the default is the assignment's name)"
-    raise RosterError(f"{path} has no assignment column {wanted!r}{hint}; its assignment columns are "
-                      f"{listed}: choose one by title or id with --column")
+    raise RosterError(
+        f"{path} has no assignment column {wanted!r}{hint}; its assignment columns are "
+        f"{listed}: choose one by title or id with --column"
+    )
 
 
 def match(roster: Roster, submissions: list[Submission]) -> Matching:
     """Which roster rows each submission's students are, by the rules in the module docstring."""
     index: dict[tuple[str, str], int] = {}
     # column by column, so that one student's ID always wins over another's SIS User ID
-    for col, kind in (("ID", "id"), ("SIS User ID", "id"), ("SIS Login ID", "email"), ("Email", "email"),
-                      ("SIS Login ID", "login"), ("ID", "login")):
+    for col, kind in (
+        ("ID", "id"),
+        ("SIS User ID", "id"),
+        ("SIS Login ID", "email"),
+        ("Email", "email"),
+        ("SIS Login ID", "login"),
+        ("ID", "login"),
+    ):
         for i, row in enumerate(roster.students):
             value = row.get(col, "").lower()
             if value:
@@ -153,7 +167,7 @@ def match(roster: Roster, submissions: list[Submission]) -> Matching:
     claimed: dict[int, list[str]] = {}
     for sub in submissions:
         rows = [_row_of(student, index) for student in sub.students]
-        if not rows or None in rows:   # a group's matched students still get the grade
+        if not rows or None in rows:  # a group's matched students still get the grade
             result.unmatched.append(sub.key)
         if any(r is not None for r in rows):
             result.rows[sub.key] = [r for r in rows if r is not None]
@@ -174,8 +188,7 @@ def _row_of(student: Student, index: dict[tuple[str, str], int]) -> int | None:
     return None
 
 
-def write(out: Path, roster: Roster, matching: Matching, totals: dict[str, float | None],
-          possible: float) -> Path:
+def write(out: Path, roster: Roster, matching: Matching, totals: dict[str, float | None], possible: float) -> Path:
     """``canvas_import.csv``: the roster's students with the total of their submission in the
     assignment column; empty (Canvas leaves it unchanged) without a total or when two
     submissions claim one student."""
@@ -197,5 +210,6 @@ def student(roster: Roster, row: int) -> Student:
     """The roster's identity of a row, to fill what a submission's source lacks."""
     r = roster.students[row]
     login = r.get("SIS Login ID", "")
-    return Student(name=r["Student"], email=r.get("Email", "") or (login if "@" in login else ""), id=r["ID"],
-                   login=login)
+    return Student(
+        name=r["Student"], email=r.get("Email", "") or (login if "@" in login else ""), id=r["ID"], login=login
+    )

@@ -32,11 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 SUFFIXES = (".ipynb", ".py")
-MAX_FILE = 100 * 1024 * 1024     # bytes: anything larger is not a submission
+MAX_FILE = 100 * 1024 * 1024  # bytes: anything larger is not a submission
 MAX_ZIP_MEMBERS = 2000
-MAX_UNPACKED = 4 * 1024 ** 3     # bytes unpacked from all zips of one run
-MAX_ZIP_DEPTH = 2                # a student's zip inside a whole download's zip
-MAX_DEPTH = 8                    # folder levels searched inside one student's folder
+MAX_UNPACKED = 4 * 1024**3  # bytes unpacked from all zips of one run
+MAX_ZIP_DEPTH = 2  # a student's zip inside a whole download's zip
+MAX_DEPTH = 8  # folder levels searched inside one student's folder
 METADATA = "submission_metadata.yml"
 SKIPPED_DIRS = {"__pycache__", "__MACOSX", ".ipynb_checkpoints"}
 # Canvas: sortable name lowercased without punctuation, optional LATE, user id, file id, original name
@@ -49,8 +49,8 @@ class Student:
 
     name: str = ""
     email: str = ""
-    id: str = ""      # the LMS's id: a Canvas user id, a Gradescope SID
-    login: str = ""   # a file or folder name that may be the student's login
+    id: str = ""  # the LMS's id: a Canvas user id, a Gradescope SID
+    login: str = ""  # a file or folder name that may be the student's login
 
     def label(self) -> str:
         extra = ", ".join(x for x in (self.id, self.email) if x)
@@ -60,13 +60,13 @@ class Student:
 
 @dataclass
 class Submission:
-    key: str                          # unique in the batch, stable across downloads of the same work
-    file: Path | None                 # the file to grade; None when none could be chosen
-    origin: str                       # where it came from, for humans
-    layout: str                       # file, folder, gradescope, canvas, zip
+    key: str  # unique in the batch, stable across downloads of the same work
+    file: Path | None  # the file to grade; None when none could be chosen
+    origin: str  # where it came from, for humans
+    layout: str  # file, folder, gradescope, canvas, zip
     students: tuple[Student, ...] = ()
     notes: list[str] = field(default_factory=list)
-    problem: str = ""                 # why no file could be chosen
+    problem: str = ""  # why no file could be chosen
 
     def who(self) -> str:
         return "; ".join(s.label() for s in self.students) or self.key
@@ -93,8 +93,9 @@ def find(paths: list[Path]) -> list[Path]:
     found: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
-            found += sorted(p for p in path.iterdir()
-                            if p.suffix in SUFFIXES and p.is_file() and not p.name.startswith((".", "_")))
+            found += sorted(
+                p for p in path.iterdir() if p.suffix in SUFFIXES and p.is_file() and not p.name.startswith((".", "_"))
+            )
         elif path.suffix in SUFFIXES and path.is_file():
             found.append(path)
         else:
@@ -109,8 +110,7 @@ def find(paths: list[Path]) -> list[Path]:
     return list(names.values())
 
 
-def discover(paths: list[Path], *, unpack: Path, release: Path | None = None,
-             exclude: Path | None = None) -> Found:
+def discover(paths: list[Path], *, unpack: Path, release: Path | None = None, exclude: Path | None = None) -> Found:
     """Every submission in ``paths``, with what was ignored and why.
 
     Zips are unpacked under ``unpack`` (a private scratch folder). ``release`` is the student
@@ -135,8 +135,9 @@ def discover(paths: list[Path], *, unpack: Path, release: Path | None = None,
     subs = finder.submissions
     if not subs:
         why = "; ".join(f"{i.path}: {i.why}" for i in finder.ignored[:5])
-        raise FileNotFoundError("no .ipynb or .py submissions in " + ", ".join(map(str, paths))
-                                + (f" (ignored {why})" if why else ""))
+        raise FileNotFoundError(
+            "no .ipynb or .py submissions in " + ", ".join(map(str, paths)) + (f" (ignored {why})" if why else "")
+        )
     seen: dict[str, Submission] = {}
     for sub in subs:
         other = seen.get(sub.key)
@@ -213,13 +214,20 @@ class _Finder:
                 sub.notes.append("late (Canvas)")
 
     # ---- one student's files: folders, zips and files, searched for the one to grade
-    def bundle(self, key: str, roots: list[Path], origin: str, layout: str,
-               students: tuple[Student, ...]) -> Submission:
+    def bundle(
+        self, key: str, roots: list[Path], origin: str, layout: str, students: tuple[Student, ...]
+    ) -> Submission:
         found: list[tuple[Path, str]] = []
         others: list[str] = []
         for root in roots:
-            self.collect(root, origin if len(roots) == 1 else f"{origin.rsplit('/', 1)[0]}/{root.name}",
-                         found, others, depth=0, zips=0)
+            self.collect(
+                root,
+                origin if len(roots) == 1 else f"{origin.rsplit('/', 1)[0]}/{root.name}",
+                found,
+                others,
+                depth=0,
+                zips=0,
+            )
         sub = Submission(key, None, origin, layout, students)
         if len(found) > 1:
             kept = [(p, s) for p, s in found if _fingerprint(p) not in self.release]
@@ -352,8 +360,9 @@ def _junk(path: Path) -> bool:
     """Folders and files no student wrote: hidden folders, macOS's ``._*`` and ``.DS_Store``,
     caches. (A file whose name merely starts with a dot is still a submission.)"""
     name = path.name
-    return (name in SKIPPED_DIRS or name == ".DS_Store" or name.startswith("._")
-            or (name.startswith(".") and path.is_dir()))
+    return (
+        name in SKIPPED_DIRS or name == ".DS_Store" or name.startswith("._") or (name.startswith(".") and path.is_dir())
+    )
 
 
 def _usable(path: Path, finder: _Finder, shown: str) -> bool:
@@ -383,7 +392,9 @@ def _gradescope_metadata(path: Path, shown: str) -> dict[str, tuple[Student, ...
             continue
         out[str(folder)] = tuple(
             Student(name=_text(s.get(":name")), email=_text(s.get(":email")), id=_text(s.get(":sid")))
-            for s in submitters if isinstance(s, dict))
+            for s in submitters
+            if isinstance(s, dict)
+        )
     return out
 
 
@@ -436,14 +447,15 @@ def unreadable(path: Path) -> str | None:
 
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError:   # an unknown declared encoding, or undecodable bytes in the first lines
+    except SyntaxError:  # an unknown declared encoding, or undecodable bytes in the first lines
         encoding = "utf-8"
     try:
         data.decode(encoding)
     except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        return (f"not UTF-8 text (byte 0x{data[e.start]:02x} on line {line}); "
-                "re-save it as UTF-8 or declare its encoding")
+        line = data[: e.start].count(b"\n") + 1
+        return (
+            f"not UTF-8 text (byte 0x{data[e.start]:02x} on line {line}); re-save it as UTF-8 or declare its encoding"
+        )
     return None
 
 

@@ -46,13 +46,14 @@ def _enc(s: str | None) -> bytes | None:
 
 
 def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    _check(_libc.mount(_enc(source), _enc(target), _enc(fstype), ctypes.c_ulong(flags), _enc(data)),
-           f"mount {target}")
+    _check(_libc.mount(_enc(source), _enc(target), _enc(fstype), ctypes.c_ulong(flags), _enc(data)), f"mount {target}")
 
 
 def prctl(option: int, arg: int) -> None:
-    _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg), ctypes.c_ulong(0),
-                       ctypes.c_ulong(0), ctypes.c_ulong(0)), "prctl")
+    _check(
+        _libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)),
+        "prctl",
+    )
 
 
 def is_root() -> bool:
@@ -60,6 +61,7 @@ def is_root() -> bool:
 
 
 # ---- the allow-list root ------------------------------------------------------------------------
+
 
 @dataclass
 class View:
@@ -142,8 +144,12 @@ def build_root(view: View, stage: str = "/tmp") -> None:
         target = mountpoint(f"/dev/{name}", False)
         mount(f"/proc/self/fd/{fd}", target, None, MS_BIND)
         os.close(fd)
-    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
-                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+    for name, target in (
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ):
         os.symlink(target, f"{dev}/{name}")
     mount("tmpfs", mountpoint("/dev/shm", True), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, scratch)
     mount(None, dev, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
@@ -151,7 +157,7 @@ def build_root(view: View, stage: str = "/tmp") -> None:
     try:
         mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     except OSError:
-        pass   # e.g. a container whose /proc is partly covered: the sandbox simply has no /proc
+        pass  # e.g. a container whose /proc is partly covered: the sandbox simply has no /proc
     os.chdir(root)
     pivot_root(".", ".")
     _check(_libc.umount2(b".", ctypes.c_int(MNT_DETACH)), "umount old root")
@@ -181,6 +187,7 @@ def sethostname(name: str) -> None:
 
 # ---- privileges and lifetime --------------------------------------------------------------------
 
+
 def drop_privileges(uid: int, gid: int) -> None:
     """Root to an unprivileged user id: every capability goes with it."""
     os.setgroups([])
@@ -202,8 +209,7 @@ def drop_capabilities() -> None:
         _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
 
     class Data(ctypes.Structure):
-        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                    ("inheritable", ctypes.c_uint32)]
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
     header, data = Header(0x20080522, 0), (Data * 2)()
     _check(_libc.syscall(ctypes.c_long(SYS_CAPSET), ctypes.byref(header), ctypes.byref(data)), "capset")
@@ -255,6 +261,7 @@ def set_limits(*, memory_mb: int, cpu_seconds: int, nproc: int | None, fsize_mb:
 
 # ---- cgroups: limits for a submission's whole process tree --------------------------------------
 
+
 class Cgroup:
     """One sandbox's control groups (v1 hierarchies or one v2 group): memory, process count and CPU
     accounting for every process it starts. ``create`` returns None where the machine has none we
@@ -270,8 +277,9 @@ class Cgroup:
         try:
             v1 = _v1_dirs()
             if {"memory", "pids", "cpuacct"} <= set(v1):
-                dirs = {c: os.path.join(base, name) for c, base in v1.items()
-                        if c in ("memory", "pids", "cpuacct", "cpu")}
+                dirs = {
+                    c: os.path.join(base, name) for c, base in v1.items() if c in ("memory", "pids", "cpuacct", "cpu")
+                }
                 group = cls(dirs, 1)
                 for d in set(group.dirs.values()):
                     os.makedirs(d, exist_ok=True)
@@ -309,8 +317,12 @@ class Cgroup:
                 continue
             for name in names:
                 parts = name.split("-")
-                if len(parts) == 3 and name.startswith(prefix) and parts[1].isdigit() \
-                        and not os.path.exists(f"/proc/{parts[1]}"):
+                if (
+                    len(parts) == 3
+                    and name.startswith(prefix)
+                    and parts[1].isdigit()
+                    and not os.path.exists(f"/proc/{parts[1]}")
+                ):
                     try:
                         os.rmdir(os.path.join(base, name))
                     except OSError:
@@ -342,7 +354,7 @@ class Cgroup:
                 except FileNotFoundError:
                     break
                 except OSError:
-                    time.sleep(0.005)   # the last tasks are still leaving
+                    time.sleep(0.005)  # the last tasks are still leaving
 
 
 def _write(path: str, value: str) -> None:
@@ -422,10 +434,11 @@ def _v2_base() -> str | None:
 
 # ---- processes --------------------------------------------------------------------------------
 
+
 def _procs() -> list[tuple[int, int, int, str]]:
     """(pid, ppid, real uid, state) of every live process."""
     out: list[tuple[int, int, int, str]] = []
-    if not os.path.isdir("/proc"):   # no /proc (macOS): nothing to list
+    if not os.path.isdir("/proc"):  # no /proc (macOS): nothing to list
         return out
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -433,8 +446,9 @@ def _procs() -> list[tuple[int, int, int, str]]:
         try:
             with open(f"/proc/{name}/status") as f:
                 fields = dict(line.split(":", 1) for line in f if ":" in line)
-            out.append((int(name), int(fields["PPid"].split()[0]), int(fields["Uid"].split()[0]),
-                        fields["State"].split()[0]))
+            out.append(
+                (int(name), int(fields["PPid"].split()[0]), int(fields["Uid"].split()[0]), fields["State"].split()[0])
+            )
         except (OSError, KeyError, ValueError, IndexError):
             continue
     return out

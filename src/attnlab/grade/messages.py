@@ -35,7 +35,7 @@ def failure_message(exc: BaseException, missing: list[str]) -> str:
         text = str(exc).strip() or "a check failed"
         match = _DUMP.search(text)
         if match:
-            text = text[:match.start()].strip() or "the values differ from the expected ones"
+            text = text[: match.start()].strip() or "the values differ from the expected ones"
     elif missing:
         text = ""
     else:
@@ -52,7 +52,7 @@ def _kind(exc: BaseException) -> str:
 
 
 def _cap(text: str) -> str:
-    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 3] + "..."
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
 
 def misconception(message: str) -> str | None:

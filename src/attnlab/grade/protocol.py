@@ -30,33 +30,81 @@ class Message(NamedTuple):
 
 
 WORKER_TO_SANDBOX = (
-    Message("file", "worker", "(file name, bytes)", "None: the submission is written to the sandbox's "
-            "working folder", "statement limit"),
-    Message("load", "worker", "[cell source, ...]", "per cell: [statement line, ...] or (error type, "
-            "message, line); IPython syntax is converted here, in the sandbox", "statement limit"),
-    Message("exec", "worker", "(cell, statement)", "None or (error type, message, line)",
-            "statement limit, bounded by what is left of the submission's wall limit"),
-    Message("names", "worker", "snapshot: bool", "(snapshot number or None, {name: ('function', "
-            "signature) | ('value', plain data) | ('opaque', type name)})", "call limit"),
-    Message("call", "worker", "(name, snapshot or None, args, kwargs): plain data, Refs, Handles",
-            "(result, [positions or keyword names of arguments changed in place]); the worker's own "
-            "arrays are never changed", "call limit"),
+    Message(
+        "file",
+        "worker",
+        "(file name, bytes)",
+        "None: the submission is written to the sandbox's working folder",
+        "statement limit",
+    ),
+    Message(
+        "load",
+        "worker",
+        "[cell source, ...]",
+        "per cell: [statement line, ...] or (error type, "
+        "message, line); IPython syntax is converted here, in the sandbox",
+        "statement limit",
+    ),
+    Message(
+        "exec",
+        "worker",
+        "(cell, statement)",
+        "None or (error type, message, line)",
+        "statement limit, bounded by what is left of the submission's wall limit",
+    ),
+    Message(
+        "names",
+        "worker",
+        "snapshot: bool",
+        "(snapshot number or None, {name: ('function', signature) | ('value', plain data) | ('opaque', type name)})",
+        "call limit",
+    ),
+    Message(
+        "call",
+        "worker",
+        "(name, snapshot or None, args, kwargs): plain data, Refs, Handles",
+        "(result, [positions or keyword names of arguments changed in place]); the worker's own "
+        "arrays are never changed",
+        "call limit",
+    ),
 )
 
 SANDBOX_TO_WORKER = (
-    Message("cb", "sandbox", "(handle, args, kwargs)", "the lent function's result, or (type, type, "
-            "short message) of its error; a handle is valid only while the call that lent it runs",
-            "served by the worker; its time is paused on the request it interrupts"),
-    Message("check", "sandbox", "question name or '*'", "None. Only while the submission first runs: "
-            "the worker snapshots the names and runs that question's PUBLIC cases; its hidden cases "
-            "run after the submission has finished, against the snapshot", "at most 20 per submission"),
+    Message(
+        "cb",
+        "sandbox",
+        "(handle, args, kwargs)",
+        "the lent function's result, or (type, type, "
+        "short message) of its error; a handle is valid only while the call that lent it runs",
+        "served by the worker; its time is paused on the request it interrupts",
+    ),
+    Message(
+        "check",
+        "sandbox",
+        "question name or '*'",
+        "None. Only while the submission first runs: "
+        "the worker snapshots the names and runs that question's PUBLIC cases; its hidden cases "
+        "run after the submission has finished, against the snapshot",
+        "at most 20 per submission",
+    ),
 )
 
 WORKER_TO_ZYGOTE = (
-    Message("spawn", "worker", "() with two file descriptors: the channel and the output pipe",
-            "('spawned', sandbox pid, CPU-time file or None)", "60 s socket timeout"),
-    Message("kill", "worker", "(sandbox pid,)", "('killed', wait status, whether all is gone): the "
-            "PID namespace dies with its first process; the cgroup is removed", "60 s socket timeout"),
+    Message(
+        "spawn",
+        "worker",
+        "() with two file descriptors: the channel and the output pipe",
+        "('spawned', sandbox pid, CPU-time file or None)",
+        "60 s socket timeout",
+    ),
+    Message(
+        "kill",
+        "worker",
+        "(sandbox pid,)",
+        "('killed', wait status, whether all is gone): the "
+        "PID namespace dies with its first process; the cgroup is removed",
+        "60 s socket timeout",
+    ),
     Message("quit", "worker", "()", "none: the zygote kills what runs and exits", "10 s, then SIGKILL"),
 )
 

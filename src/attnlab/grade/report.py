@@ -120,15 +120,17 @@ def results_json(report: Report) -> dict[str, Any]:
     for q in report.questions:
         for c in q.cases:
             earned = c.points if c.passed and not (q.all_or_nothing and q.score == 0) else 0.0
-            tests.append({
-                "name": c.name,
-                "score": earned,
-                "max_score": c.points,
-                "status": "passed" if c.passed else "failed",
-                "visibility": "hidden" if c.hidden else "visible",
-                "output": "passed" if c.passed else c.message,
-                "extra_data": {"question": q.name, "misconception": c.misconception},
-            })
+            tests.append(
+                {
+                    "name": c.name,
+                    "score": earned,
+                    "max_score": c.points,
+                    "status": "passed" if c.passed else "failed",
+                    "visibility": "hidden" if c.hidden else "visible",
+                    "output": "passed" if c.passed else c.message,
+                    "extra_data": {"question": q.name, "misconception": c.misconception},
+                }
+            )
     return {
         "score": report.score,
         "execution_time": round(report.seconds, 3),
@@ -157,16 +159,23 @@ def summary(report: Report) -> str:
 
 
 def feedback_md(report: Report) -> str:
-    out = [f"# Feedback for {report.submission}", "",
-           f"**Score: {_pts(report.score)} / {_pts(report.possible)}**", "",
-           "| question | score | out of |", "|---|---|---|"]
+    out = [
+        f"# Feedback for {report.submission}",
+        "",
+        f"**Score: {_pts(report.score)} / {_pts(report.possible)}**",
+        "",
+        "| question | score | out of |",
+        "|---|---|---|",
+    ]
     out += [f"| {q.name} | {_pts(q.score)} | {_pts(q.possible)} |" for q in report.questions]
     if report.errors:
         out += ["", "## Errors while running your submission", ""]
         out += [f"- {e}" for e in report.errors]
         out.append("")
-        out.append("Anything defined before an error still counts; what the failing statement "
-                   "(and, in a notebook, the rest of its cell) would have defined does not.")
+        out.append(
+            "Anything defined before an error still counts; what the failing statement "
+            "(and, in a notebook, the rest of its cell) would have defined does not."
+        )
     failed = [(q, c) for q in report.questions for c in q.cases if not c.passed]
     if failed:
         out += ["", "## What failed", ""]
@@ -203,8 +212,15 @@ def failed_results(name: str, questions: list[tuple[str, float]], why: str) -> d
         "output": f"Grading failed: {why}",
         "visibility": "visible",
         "tests": [],
-        "extra_data": {"engine": ENGINE, "submission": name, "questions": {q: 0.0 for q, _ in questions},
-                       "possible": dict(questions), "errors": [why], "notes": [], "status": NOT_GRADED},
+        "extra_data": {
+            "engine": ENGINE,
+            "submission": name,
+            "questions": {q: 0.0 for q, _ in questions},
+            "possible": dict(questions),
+            "errors": [why],
+            "notes": [],
+            "status": NOT_GRADED,
+        },
     }
 
 

@@ -28,12 +28,12 @@ from .session import Output, Sandbox, StudentError, StudentFunction, StudentTime
 
 @dataclass(frozen=True)
 class Limits:
-    call: float = 10.0       # one call of a student function
+    call: float = 10.0  # one call of a student function
     statement: float = 30.0  # one top-level statement while executing the submission
-    wall: float = 300.0      # the whole submission
+    wall: float = 300.0  # the whole submission
     memory_mb: int = 2048
-    restarts: int = 5        # fresh sandboxes after crashes and timeouts
-    strikes: int = 2         # timeouts after which a function is not called again
+    restarts: int = 5  # fresh sandboxes after crashes and timeouts
+    strikes: int = 2  # timeouts after which a function is not called again
     output: int = 64 * 1024  # bytes of stdout/stderr kept
 
     @classmethod
@@ -71,8 +71,8 @@ class Report:
     submission: str
     path: str
     questions: list[QuestionResult]
-    errors: list[str] = field(default_factory=list)   # execution errors, in cell order
-    log: str = ""                                      # everything it printed (instructor only)
+    errors: list[str] = field(default_factory=list)  # execution errors, in cell order
+    log: str = ""  # everything it printed (instructor only)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -126,11 +126,11 @@ class _Run:
         self.checks = 0
         self.strikes: dict[str, int] = {}
         self.sandbox: Sandbox | None = None
-        self.first: Sandbox | None = None         # the sandbox that ran the submission's checks
+        self.first: Sandbox | None = None  # the sandbox that ran the submission's checks
         self.checked: dict[str, int | None] = {}  # question -> snapshot of its last grader.check
         self.env: dict[str, Any] = {}
         self.names: Any = None
-        self.stopped = ""   # why no sandbox can be had any more
+        self.stopped = ""  # why no sandbox can be had any more
 
     # ---- the whole run
     def run(self) -> Report:
@@ -146,21 +146,26 @@ class _Run:
                 self.boot(first=True)
             for tf in self.tests:
                 if tf.name not in self.results:
-                    self.results[tf.name] = [self.run_case(tf, c, self.checked.get(tf.name)) for c in tf.cases
-                                             if not c.hidden]
+                    self.results[tf.name] = [
+                        self.run_case(tf, c, self.checked.get(tf.name)) for c in tf.cases if not c.hidden
+                    ]
             for tf in self.tests:
-                self.results[tf.name] += [self.run_case(tf, c, self.checked.get(tf.name)) for c in tf.cases
-                                          if c.hidden]
+                self.results[tf.name] += [self.run_case(tf, c, self.checked.get(tf.name)) for c in tf.cases if c.hidden]
         finally:
             if self.sandbox is not None:
                 self.sandbox.kill()
-        questions = [QuestionResult(tf.name, tf.points, tf.all_or_nothing, self.in_file_order(tf))
-                     for tf in self.tests]
+        questions = [QuestionResult(tf.name, tf.points, tf.all_or_nothing, self.in_file_order(tf)) for tf in self.tests]
         if self.restarts:
             self.notes.append(f"the submission's process was restarted {self.restarts} time(s)")
-        return Report(self.path.stem, str(self.path), questions,
-                      [self.errors[i] for i in sorted(self.errors)], self.output.text(),
-                      self.notes, time.monotonic() - self.start)
+        return Report(
+            self.path.stem,
+            str(self.path),
+            questions,
+            [self.errors[i] for i in sorted(self.errors)],
+            self.output.text(),
+            self.notes,
+            time.monotonic() - self.start,
+        )
 
     def in_file_order(self, tf: testfiles.TestFile) -> list[CaseResult]:
         order = {c.name: i for i, c in enumerate(tf.cases)}
@@ -195,8 +200,9 @@ class _Run:
             self.first = sb
         try:
             if self.path.stat().st_size < 16 * 1024 * 1024:
-                sb.request("file", (self.path.name, self.path.read_bytes()), self.limits.statement,
-                           "copying the submission")
+                sb.request(
+                    "file", (self.path.name, self.path.read_bytes()), self.limits.statement, "copying the submission"
+                )
             counts = sb.request("load", self.cells, self.limits.statement, "compiling the submission")
             if not isinstance(counts, list) or len(counts) != len(self.cells):
                 raise StudentError("the submission's process answered nonsense")
@@ -292,8 +298,9 @@ class _Run:
             self.checked[tf.name] = number
             self.results[tf.name] = [self.run_case(tf, c, number, env) for c in tf.cases if not c.hidden]
 
-    def run_case(self, tf: testfiles.TestFile, case: testfiles.Case, snapshot: int | None,
-                 env: dict[str, Any] | None = None) -> CaseResult:
+    def run_case(
+        self, tf: testfiles.TestFile, case: testfiles.Case, snapshot: int | None, env: dict[str, Any] | None = None
+    ) -> CaseResult:
         result = CaseResult(tf.name, case.name, case.points, case.hidden, False)
         sb = self.sandbox
         if env is None:
@@ -305,8 +312,7 @@ class _Run:
                     result.message = self.stopped or "the submission's process could not be started"
                     return result
             # a check's snapshot lives in the sandbox that ran the submission's checks
-            env = self.make_env(sb, self.names, snapshot) if snapshot is not None and sb is self.first \
-                else self.env
+            env = self.make_env(sb, self.names, snapshot) if snapshot is not None and sb is self.first else self.env
         missing = [p for p in case.params if p != "env" and p not in env]
         try:
             testfiles.call_case(case, env)

@@ -44,20 +44,70 @@ allowlist = _load("allowlist")
 
 # Standard exception types that keep their type across the channel; others travel as their nearest
 # standard base class (numpy's LinAlgError arrives as a ValueError-like StudentError, etc.).
-STANDARD_ERRORS = frozenset({
-    "ArithmeticError", "AssertionError", "AttributeError", "BufferError", "EOFError",
-    "FloatingPointError", "ImportError", "IndexError", "KeyError", "LookupError", "MemoryError",
-    "ModuleNotFoundError", "NameError", "NotImplementedError", "OSError", "OverflowError",
-    "RecursionError", "RuntimeError", "StopIteration", "TypeError", "UnboundLocalError",
-    "UnicodeError", "ValueError", "ZeroDivisionError",
-})
+STANDARD_ERRORS = frozenset(
+    {
+        "ArithmeticError",
+        "AssertionError",
+        "AttributeError",
+        "BufferError",
+        "EOFError",
+        "FloatingPointError",
+        "ImportError",
+        "IndexError",
+        "KeyError",
+        "LookupError",
+        "MemoryError",
+        "ModuleNotFoundError",
+        "NameError",
+        "NotImplementedError",
+        "OSError",
+        "OverflowError",
+        "RecursionError",
+        "RuntimeError",
+        "StopIteration",
+        "TypeError",
+        "UnboundLocalError",
+        "UnicodeError",
+        "ValueError",
+        "ZeroDivisionError",
+    }
+)
 MAX_VALUE_BYTES = 1 << 20
 MAX_SNAPSHOTS = 64
-PRELOAD = ("math", "random", "itertools", "functools", "collections", "typing", "copy", "time",
-           "warnings", "dataclasses", "fractions", "statistics", "string", "re", "json", "io",
-           "contextlib", "operator", "numbers", "decimal", "heapq", "bisect", "pprint", "textwrap",
-           "abc", "enum", "inspect", "numpy.linalg", "numpy.random", "numpy.fft", "numpy.testing",
-           "IPython.core.inputtransformer2")
+PRELOAD = (
+    "math",
+    "random",
+    "itertools",
+    "functools",
+    "collections",
+    "typing",
+    "copy",
+    "time",
+    "warnings",
+    "dataclasses",
+    "fractions",
+    "statistics",
+    "string",
+    "re",
+    "json",
+    "io",
+    "contextlib",
+    "operator",
+    "numbers",
+    "decimal",
+    "heapq",
+    "bisect",
+    "pprint",
+    "textwrap",
+    "abc",
+    "enum",
+    "inspect",
+    "numpy.linalg",
+    "numpy.random",
+    "numpy.fft",
+    "numpy.testing",
+    "IPython.core.inputtransformer2",
+)
 
 
 def describe_error(e: BaseException) -> tuple[str, str, str]:
@@ -88,6 +138,7 @@ def python_source(source: str) -> str:
 
 
 # ---- the runtime that executes the submission ---------------------------------------------------
+
 
 class Shell:
     """Stand-in for IPython's shell behind ``get_ipython()``: magics that only display or configure
@@ -123,7 +174,7 @@ class Runtime:
         self.ns: dict = {"__name__": "__main__", "__builtins__": builtins}
         self.snapshots: list[dict] = []
         self.cells: list[list[types.CodeType]] = []
-        self.callbacks: dict[int, int] = {}   # id(callback function) -> handle number
+        self.callbacks: dict[int, int] = {}  # id(callback function) -> handle number
         self.endpoint = wire.Endpoint(sock, self.serve, self.encode_ref, describe_error)
         shell = Shell(self.ns)
         self.ns["get_ipython"] = lambda: shell
@@ -312,6 +363,7 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
 
 # ---- one sandbox --------------------------------------------------------------------------------
 
+
 def _own_user(config: dict) -> bool:
     """Started as root with a sandbox user id: sandboxes run as that user."""
     return os.geteuid() == 0 and config.get("uid") is not None
@@ -327,8 +379,14 @@ def _outer(chan_fd: int, out_fd: int, report_fd: int, config: dict, mode: str, c
             cgroup.add(os.getpid())
         if mode != "none":
             uid, gid = os.getuid(), os.getgid()
-            jail.unshare(jail.CLONE_NEWNS | jail.CLONE_NEWPID | jail.CLONE_NEWIPC | jail.CLONE_NEWUTS
-                         | jail.CLONE_NEWNET | (jail.CLONE_NEWUSER if mode == "userns" else 0))
+            jail.unshare(
+                jail.CLONE_NEWNS
+                | jail.CLONE_NEWPID
+                | jail.CLONE_NEWIPC
+                | jail.CLONE_NEWUTS
+                | jail.CLONE_NEWNET
+                | (jail.CLONE_NEWUSER if mode == "userns" else 0)
+            )
             if mode == "userns":
                 jail.map_user(uid, gid)
         alive_r, alive_w = os.pipe()
@@ -377,8 +435,11 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
         os.closerange(keep[1] + 1, 65536)
         # a process count only where it counts this sandbox's processes alone: its own user id,
         # or its own user namespace (a user's count in a namespace starts at zero)
-        jail.set_limits(memory_mb=config["memory_mb"], cpu_seconds=config["cpu_seconds"],
-                        nproc=config["nproc"] if own_user or mode == "userns" else None)
+        jail.set_limits(
+            memory_mb=config["memory_mb"],
+            cpu_seconds=config["cpu_seconds"],
+            nproc=config["nproc"] if own_user or mode == "userns" else None,
+        )
         if own_user:
             # also where namespaces were refused (a container without CAP_SYS_ADMIN): the
             # submission never runs as root
@@ -386,16 +447,21 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
         elif mode == "userns":
             jail.drop_capabilities()
         jail.no_new_privileges()
-        jail.die_with_parent()   # after the change of user, which clears it
+        jail.die_with_parent()  # after the change of user, which clears it
         if select.select([alive_fd], [], [], 0)[0]:
-            os._exit(0)   # the parent died before we asked to die with it
+            os._exit(0)  # the parent died before we asked to die with it
         os.chdir(work)
         keep_env = {"LANG", "LC_ALL", *config["thread_vars"]}
         for key in list(os.environ):
             if key not in keep_env:
                 del os.environ[key]
-        os.environ.update(HOME=work, PATH="/usr/local/bin:/usr/bin:/bin", TMPDIR="/tmp",
-                          MPLCONFIGDIR=os.path.join(work, ".matplotlib"), MPLBACKEND="Agg")
+        os.environ.update(
+            HOME=work,
+            PATH="/usr/local/bin:/usr/bin:/bin",
+            TMPDIR="/tmp",
+            MPLCONFIGDIR=os.path.join(work, ".matplotlib"),
+            MPLBACKEND="Agg",
+        )
         sys.path.insert(0, work)
         sys.stdout = open(1, "w", buffering=1, closefd=False)
         sys.stderr = open(2, "w", buffering=1, closefd=False)
@@ -419,11 +485,12 @@ def _workdir(zygote_pid: int, pid: int) -> str:
 
 # ---- the zygote -------------------------------------------------------------------------------
 
+
 class Zygote:
     def __init__(self, config: dict):
         self.config = config
         self.count = 0
-        self.running: dict[int, tuple[int, object]] = {}   # sandbox pid -> (outer pid, cgroup)
+        self.running: dict[int, tuple[int, object]] = {}  # sandbox pid -> (outer pid, cgroup)
         self.mode = "none"
 
     def spawn(self, chan_fd: int, out_fd: int, mode: str) -> tuple[int, str | None]:
@@ -431,8 +498,9 @@ class Zygote:
         self.count += 1
         cgroup = None
         if mode == "root":
-            cgroup = jail.Cgroup.create(f"attnlab-{os.getpid()}-{self.count}",
-                                        memory_mb=self.config["memory_mb"], pids=self.config["nproc"])
+            cgroup = jail.Cgroup.create(
+                f"attnlab-{os.getpid()}-{self.count}", memory_mb=self.config["memory_mb"], pids=self.config["nproc"]
+            )
         report_r, report_w = os.pipe()
         outer = os.fork()
         if outer == 0:
@@ -483,7 +551,7 @@ class Zygote:
         if cgroup is not None:
             cgroup.remove()
         if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) > 128:
-            status = os.WEXITSTATUS(status) - 128   # the sandbox's own death, as a signal status
+            status = os.WEXITSTATUS(status) - 128  # the sandbox's own death, as a signal status
         return status, clean
 
 
@@ -505,8 +573,7 @@ def _wait(pid: int, limit: float) -> int | None:
 def _cpu_file(cgroup) -> str | None:
     if cgroup is None:
         return None
-    return (f"{cgroup.dirs['cpuacct']}/cpuacct.usage" if cgroup.version == 1
-            else f"{cgroup.dirs['unified']}/cpu.stat")
+    return f"{cgroup.dirs['cpuacct']}/cpuacct.usage" if cgroup.version == 1 else f"{cgroup.dirs['unified']}/cpu.stat"
 
 
 def _trial(zygote: Zygote, mode: str) -> bool:
@@ -545,12 +612,14 @@ def main(config: dict) -> None:
             __import__(name)
         except Exception:  # noqa: BLE001 - a missing optional package is the student's import error
             pass
-    config["binds"], config["masks"] = allowlist.view(config.get("packages", [])) if config.get("isolate", True) \
-        else ([], [])
+    config["binds"], config["masks"] = (
+        allowlist.view(config.get("packages", [])) if config.get("isolate", True) else ([], [])
+    )
     config["zygote"] = os.getpid()
     zygote = Zygote(config)
-    modes = ([] if not config.get("isolate", True) else ["root"] if os.geteuid() == 0 else []) + \
-        (["userns"] if config.get("isolate", True) else [])
+    modes = ([] if not config.get("isolate", True) else ["root"] if os.geteuid() == 0 else []) + (
+        ["userns"] if config.get("isolate", True) else []
+    )
     for mode in modes:
         zygote.mode = mode
         if _trial(zygote, mode):
@@ -562,7 +631,7 @@ def main(config: dict) -> None:
     if zygote.mode == "none":
         jail.become_subreaper()
         if _own_user(config):
-            jail.sweep(uid=config["uid"], reaped={})   # whatever an earlier run left behind
+            jail.sweep(uid=config["uid"], reaped={})  # whatever an earlier run left behind
     ctl.sendall(wire.encode(("ready", zygote.mode)))
     while True:
         try:

@@ -20,6 +20,11 @@ def trusted_requests() -> set[str]:
     """The kinds the trusted Sandbox._serve compares against."""
     tree = ast.parse((HERE / "session.py").read_text())
     serve = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_serve")
-    return {cast(str, c.comparators[0].value) for c in ast.walk(serve)
-            if isinstance(c, ast.Compare) and isinstance(c.left, ast.Name) and c.left.id == "kind"
-            and isinstance(c.comparators[0], ast.Constant)}
+    return {
+        cast(str, c.comparators[0].value)
+        for c in ast.walk(serve)
+        if isinstance(c, ast.Compare)
+        and isinstance(c.left, ast.Name)
+        and c.left.id == "kind"
+        and isinstance(c.comparators[0], ast.Constant)
+    }

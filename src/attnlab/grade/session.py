@@ -22,8 +22,13 @@ from typing import Any, Callable
 from . import jail, wire
 
 SANDBOX = Path(__file__).with_name("sandbox.py")
-THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
-               "VECLIB_MAXIMUM_THREADS")
+THREAD_VARS = (
+    "OPENBLAS_NUM_THREADS",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+)
 
 
 class StudentError(Exception):
@@ -100,19 +105,40 @@ class Zygote:
     ``packages`` are the distributions a submission may import (numpy and IPython always; their
     dependencies come along); ``preload`` the modules imported once, before any fork."""
 
-    def __init__(self, *, uid: int | None, gid: int | None, memory_mb: int, cpu_seconds: int,
-                 packages: tuple[str, ...] = (), preload: tuple[str, ...] = (), nproc: int = 64,
-                 isolate: bool = True):
+    def __init__(
+        self,
+        *,
+        uid: int | None,
+        gid: int | None,
+        memory_mb: int,
+        cpu_seconds: int,
+        packages: tuple[str, ...] = (),
+        preload: tuple[str, ...] = (),
+        nproc: int = 64,
+        isolate: bool = True,
+    ):
         self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        config = dict(uid=uid, gid=gid, memory_mb=memory_mb, cpu_seconds=cpu_seconds, nproc=nproc,
-                      isolate=isolate, ctl_fd=theirs.fileno(), parent=os.getpid(),
-                      packages=list(packages), preload=list(preload), thread_vars=list(THREAD_VARS),
-                      scratch_mb=min(256, max(memory_mb // 8, 16)))
+        config = dict(
+            uid=uid,
+            gid=gid,
+            memory_mb=memory_mb,
+            cpu_seconds=cpu_seconds,
+            nproc=nproc,
+            isolate=isolate,
+            ctl_fd=theirs.fileno(),
+            parent=os.getpid(),
+            packages=list(packages),
+            preload=list(preload),
+            thread_vars=list(THREAD_VARS),
+            scratch_mb=min(256, max(memory_mb // 8, 16)),
+        )
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
         env.update({k: "1" for k in THREAD_VARS}, MPLBACKEND="Agg")
         self.proc = subprocess.Popen(
             [sys.executable, "-I", str(SANDBOX), json.dumps(config)],
-            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=env,
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            env=env,
         )
         theirs.close()
         self.ctl.settimeout(60)
@@ -169,8 +195,11 @@ def _describe_status(status: int | None) -> str:
 
         sig = os.WTERMSIG(status)
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-        hint = {"SIGKILL": " (killed: memory, CPU time or a limit)", "SIGSEGV": " (interpreter crash, "
-                "e.g. recursion too deep)", "SIGXCPU": " (CPU time limit)"}.get(name, "")
+        hint = {
+            "SIGKILL": " (killed: memory, CPU time or a limit)",
+            "SIGSEGV": " (interpreter crash, e.g. recursion too deep)",
+            "SIGXCPU": " (CPU time limit)",
+        }.get(name, "")
         return f"it was killed by {name}{hint}"
     return f"it exited with status {os.WEXITSTATUS(status)}"
 
@@ -185,7 +214,7 @@ class Sandbox:
     def __init__(self, zygote: Zygote, pid: int, sock: socket.socket, cpu_file: str | None):
         self.zygote, self.pid, self.sock = zygote, pid, sock
         self.alive = True
-        self.death = ""   # why it stopped, when a timeout or crash stopped it
+        self.death = ""  # why it stopped, when a timeout or crash stopped it
         self.handles: dict[int, Callable] = {}
         self.calls = 0
         self.on_check: Callable[[str], None] | None = None
@@ -271,8 +300,12 @@ class Sandbox:
         if kind == "cb" and isinstance(body, tuple) and len(body) == 3:
             hid, args, kwargs = body
             fn = self.handles.get(hid) if type(hid) is int else None
-            if fn is None or not isinstance(args, tuple) or not isinstance(kwargs, dict) or \
-                    not all(isinstance(k, str) for k in kwargs):
+            if (
+                fn is None
+                or not isinstance(args, tuple)
+                or not isinstance(kwargs, dict)
+                or not all(isinstance(k, str) for k in kwargs)
+            ):
                 raise TypeError("this function can no longer be called")
             return fn(*self._resolve(args), **self._resolve(kwargs))
         if kind == "check" and isinstance(body, str):
@@ -320,8 +353,15 @@ class StudentFunction:
     results cross as plain data, so the test's own arrays never change. ``mutated_arguments`` says
     which arguments (positions, keyword names) the latest call changed on the student's side."""
 
-    def __init__(self, sandbox: Sandbox, name: str, params: list | None, timeout: float,
-                 guard: Any = None, snapshot: int | None = None):
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        name: str,
+        params: list | None,
+        timeout: float,
+        guard: Any = None,
+        snapshot: int | None = None,
+    ):
         self._sandbox, self._name, self._timeout, self._guard = sandbox, name, timeout, guard
         self._snapshot = snapshot
         self.mutated_arguments: tuple = ()

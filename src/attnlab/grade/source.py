@@ -20,11 +20,12 @@ def cells(path: Path) -> list[str]:
 
         nb = nbformat.read(path, as_version=4)
         sources = [
-            c.source for c in nb.cells
-            if c.cell_type == "code" and "otter_ignore" not in c.get("metadata", {}).get("tags", [])
+            c.source
+            for c in nb.cells
+            if c.cell_type == "code"
+            and "otter_ignore" not in c.get("metadata", {}).get("tags", [])
             and not c.get("metadata", {}).get("otter", {}).get("ignore", False)
         ]
     else:
         sources = [path.read_text(encoding="utf-8", errors="replace")]
     return sources
-

@@ -27,8 +27,22 @@ MAX_ITEMS = 1_000_000
 MAX_INT_DIGITS = 4000
 DTYPES = frozenset(
     np.dtype(t).str
-    for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-              "float16", "float32", "float64", "complex64", "complex128")
+    for t in (
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    )
 )
 
 _U32 = struct.Struct(">I")
@@ -57,8 +71,7 @@ class Deadline:
     the other side's CPU time, CPU seconds of its own. Time spent serving the other side's requests
     (``paused``) counts against neither."""
 
-    def __init__(self, wall: float, cpu: float | None = None,
-                 cpu_now: Callable[[], float] | None = None):
+    def __init__(self, wall: float, cpu: float | None = None, cpu_now: Callable[[], float] | None = None):
         self.start = time.monotonic()
         self.end = self.start + wall
         self.cpu: float | None
@@ -121,6 +134,7 @@ class Handle:
 
 
 # ---- values --------------------------------------------------------------------------------
+
 
 def encode(value: Any, *, ref: Callable[[Any], Any] | None = None) -> bytes:
     """Encode plain data; ``ref(obj)`` may turn other objects into a Ref or Handle (or None)."""
@@ -231,7 +245,7 @@ class _Decoder:
     def take(self, n: int) -> memoryview:
         if n < 0 or self.pos + n > len(self.buf):
             raise WireError("truncated value")
-        chunk = self.buf[self.pos:self.pos + n]
+        chunk = self.buf[self.pos : self.pos + n]
         self.pos += n
         return chunk
 
@@ -325,6 +339,7 @@ class _Decoder:
 
 # ---- frames and requests ----------------------------------------------------------------------
 
+
 class Endpoint:
     """Request/reply over a stream socket where each side serves the other's requests while it waits.
 
@@ -335,9 +350,13 @@ class Endpoint:
     other process's exit count as the channel closing, even if a process it forked holds the socket.
     """
 
-    def __init__(self, sock: socket.socket, serve: Callable[[str, Any], Any],
-                 encode_ref: Callable[[Any], Any] | None = None,
-                 describe_error: Callable[[BaseException], Any] | None = None):
+    def __init__(
+        self,
+        sock: socket.socket,
+        serve: Callable[[str, Any], Any],
+        encode_ref: Callable[[Any], Any] | None = None,
+        describe_error: Callable[[BaseException], Any] | None = None,
+    ):
         self.sock = sock
         self.serve_one = serve
         self.encode_ref = encode_ref
@@ -359,13 +378,13 @@ class Endpoint:
         view = memoryview(data)
         while view:
             try:
-                view = view[self.sock.send(view[:1 << 20], socket.MSG_DONTWAIT):]
+                view = view[self.sock.send(view[: 1 << 20], socket.MSG_DONTWAIT) :]
                 continue
             except (BlockingIOError, InterruptedError):
                 pass
             except OSError as e:
                 raise ChannelClosed(str(e)) from e
-            select.select([], [self.sock], [], self.deadline.left())   # full: wait, within the deadline
+            select.select([], [self.sock], [], self.deadline.left())  # full: wait, within the deadline
 
     def _wait(self) -> None:
         """Until the socket is readable (ChannelTimeout past the deadline, ChannelClosed when the
@@ -388,8 +407,8 @@ class Endpoint:
                 if n > MAX_FRAME:
                     raise WireError(f"message of {n} bytes is over the {MAX_FRAME}-byte limit")
                 if len(self.buf) >= 4 + n:
-                    frame = bytes(self.buf[4:4 + n])
-                    del self.buf[:4 + n]
+                    frame = bytes(self.buf[4 : 4 + n])
+                    del self.buf[: 4 + n]
                     return frame
             try:
                 # try first, wait only when nothing is there yet (the reply often is, by now);
@@ -406,8 +425,7 @@ class Endpoint:
 
     def recv(self) -> tuple:
         msg = decode(self._frame())
-        if not (isinstance(msg, tuple) and len(msg) in (3, 4) and isinstance(msg[0], str)
-                and type(msg[1]) is int):
+        if not (isinstance(msg, tuple) and len(msg) in (3, 4) and isinstance(msg[0], str) and type(msg[1]) is int):
             raise WireError("malformed message")
         return msg
 

@@ -62,8 +62,15 @@ def start_zygote(config: dict) -> Zygote:
         start_zygote.lock = _lock  # type: ignore[attr-defined]  # held for the worker's lifetime
     limits = Limits(**config["limits"])
     allowed = sandbox_config(Path(config["tests_dir"]))
-    return Zygote(uid=uid, gid=gid, memory_mb=limits.memory_mb, cpu_seconds=int(limits.wall) + 5,
-                  packages=allowed["packages"], preload=allowed["preload"], isolate=config["isolate"])
+    return Zygote(
+        uid=uid,
+        gid=gid,
+        memory_mb=limits.memory_mb,
+        cpu_seconds=int(limits.wall) + 5,
+        packages=allowed["packages"],
+        preload=allowed["preload"],
+        isolate=config["isolate"],
+    )
 
 
 def sandbox_config(tests_dir: Path) -> dict[str, tuple[str, ...]]:
@@ -92,8 +99,9 @@ def serve(config: dict) -> None:
         # the worker, its zygote and its sandboxes ping-pong: on one core they skip cross-core wakeups
         os.sched_setaffinity(0, {config["cpu"]})
     zygote = start_zygote(config)
-    grader = Grader(zygote, Path(config["tests_dir"]),
-                    Path(config["support_dir"]) if config["support_dir"] else None, limits)
+    grader = Grader(
+        zygote, Path(config["tests_dir"]), Path(config["support_dir"]) if config["support_dir"] else None, limits
+    )
     replies.write(json.dumps({"ready": zygote.mode}) + "\n")
     for line in sys.stdin:
         job = json.loads(line)

@@ -87,7 +87,8 @@ def _ignored(cell: dict) -> bool:
     tags = metadata.get("tags")
     otter = metadata.get("otter")
     return (isinstance(tags, list) and "otter_ignore" in tags) or (
-        isinstance(otter, dict) and otter.get("ignore") is True)
+        isinstance(otter, dict) and otter.get("ignore") is True
+    )
 
 
 def from_cells(cells: list[tuple[str, str]]) -> Answers:
@@ -96,8 +97,7 @@ def from_cells(cells: list[tuple[str, str]]) -> Answers:
     for label, source in cells:
         tree = _parse(source)
         if tree is None:
-            answers.notes.append(f"{label} is not valid Python and was skipped: any answer in it "
-                                 "was not read.")
+            answers.notes.append(f"{label} is not valid Python and was skipped: any answer in it was not read.")
             continue
         for node in tree.body:
             for name, answer in _assigned(node):
@@ -134,8 +134,16 @@ def _assigned(node: ast.stmt) -> list[tuple[str, Answer]]:
     if isinstance(node, ast.AnnAssign) and node.value is not None:
         return _unpack(node.target, node.value)
     if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-        return [(node.target.id, Answer(None, f"{node.target.id} is changed with an operator such as "
-                                              f"+=; assign the whole answer as one text in quotes."))]
+        return [
+            (
+                node.target.id,
+                Answer(
+                    None,
+                    f"{node.target.id} is changed with an operator such as "
+                    f"+=; assign the whole answer as one text in quotes.",
+                ),
+            )
+        ]
     return []
 
 
@@ -146,8 +154,10 @@ def _unpack(target: ast.expr, value: ast.expr) -> list[tuple[str, Answer]]:
         names = [t.id for t in target.elts if isinstance(t, ast.Name)]
         if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) == len(names):
             return [pair for t, v in zip(target.elts, value.elts) for pair in _unpack(t, v)]
-        return [(name, Answer(None, f"{name} is assigned by unpacking; write {name} = \"...\" "
-                                    "on its own line.")) for name in names]
+        return [
+            (name, Answer(None, f'{name} is assigned by unpacking; write {name} = "..." on its own line.'))
+            for name in names
+        ]
     return []
 
 
@@ -161,5 +171,8 @@ def _literal(name: str, value: ast.expr) -> Answer:
         kind = "it is not text"
     else:
         kind = "it is computed by code, which is not run"
-    return Answer(None, f"{name} is not a plain string answer ({kind}): write the answer itself as "
-                        f'text in quotes, e.g. {name} = "...".')
+    return Answer(
+        None,
+        f"{name} is not a plain string answer ({kind}): write the answer itself as "
+        f'text in quotes, e.g. {name} = "...".',
+    )

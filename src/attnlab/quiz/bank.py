@@ -69,7 +69,7 @@ class Item:
     @property
     def tolerance(self) -> float:
         """Half a unit of the last decimal the prompt asks for: an answer that rounds to the key."""
-        return 0.5 * 10.0 ** -self.decimals
+        return 0.5 * 10.0**-self.decimals
 
     @property
     def where_defined(self) -> str:
@@ -99,8 +99,9 @@ def load(folder: Path | None = None) -> dict[str, Item]:
         for entry, lines in _entries(path):
             item = _item(entry, lines, path)
             if item.id in items:
-                raise BankError(f"{path.name}, line {item.line}: duplicate id {item.id!r} "
-                                f"(first at {items[item.id].where_defined})")
+                raise BankError(
+                    f"{path.name}, line {item.line}: duplicate id {item.id!r} (first at {items[item.id].where_defined})"
+                )
             items[item.id] = item
     return items
 
@@ -195,10 +196,24 @@ def _item(entry: dict[str, Any], lines: dict[str, int], path: Path) -> Item:
 # What a graded item keeps in a student's copy: enough to show and read an answer, nothing that
 # gives the answer away (no key, known wrong answers, per-option reasons, explanation, derivation,
 # worked solution, step dependencies, rubric or the notes' value).
-STUDENT_FIELDS = ("id", "type", "title", "points", "prompt", "practice", "symbols", "decimals", "options",
-                  "steps", "start", "simplest")
-STUDENT_BANNER = ("# Student copy of {name}, written by attnlab.quiz.bank.student_copy from the instructor's bank;\n"
-                  "# graded items carry no key. Rebuild it from the bank, do not edit it.\n")
+STUDENT_FIELDS = (
+    "id",
+    "type",
+    "title",
+    "points",
+    "prompt",
+    "practice",
+    "symbols",
+    "decimals",
+    "options",
+    "steps",
+    "start",
+    "simplest",
+)
+STUDENT_BANNER = (
+    "# Student copy of {name}, written by attnlab.quiz.bank.student_copy from the instructor's bank;\n"
+    "# graded items carry no key. Rebuild it from the bank, do not edit it.\n"
+)
 
 
 def student_copy(*, bank_dir: Path, out_dir: Path) -> list[Path]:
@@ -214,9 +229,10 @@ def student_copy(*, bank_dir: Path, out_dir: Path) -> list[Path]:
         if path.name == DEFINITIONS_FILE:
             target.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
         else:
-            entries = [entry if entry.get("practice") is True
-                       else {k: v for k, v in entry.items() if k in STUDENT_FIELDS}
-                       for entry, _ in _entries(path)]
+            entries = [
+                entry if entry.get("practice") is True else {k: v for k, v in entry.items() if k in STUDENT_FIELDS}
+                for entry, _ in _entries(path)
+            ]
             text = yaml.safe_dump(entries, sort_keys=False, allow_unicode=True, width=100)
             target.write_text(STUDENT_BANNER.format(name=path.name) + text, encoding="utf-8")
         written.append(target)

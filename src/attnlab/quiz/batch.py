@@ -31,14 +31,20 @@ def main(*, submissions: list[Path], out: Path, progress: bool = True) -> dict[s
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    columns = (TextColumn("grading quiz"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("{task.description}"))
+    columns = (
+        TextColumn("grading quiz"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+    )
     with Progress(*columns, console=Console(stderr=True), disable=not progress) as bar:
         task = bar.add_task("", total=len(files))
         for path in files:
             bar.update(task, description=path.name)
-            results[path.stem] = grade(submission=path, student=path.stem,
-                                       whose=" (the submission's name, as on the roster)")
+            results[path.stem] = grade(
+                submission=path, student=path.stem, whose=" (the submission's name, as on the roster)"
+            )
             (out / path.stem).mkdir(parents=True, exist_ok=True)
             write_atomic(out / path.stem / "results.json", json.dumps(results[path.stem], indent=1))
             bar.advance(task)

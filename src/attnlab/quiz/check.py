@@ -18,8 +18,24 @@ from .kinds.numeric import numeric_key
 from .parse import Unreadable
 from .verdict import EXIT_CODES, FAULT, GRADED, MANUAL, RIGHT, UNREADABLE, WRONG, Verdict
 
-__all__ = ["EXIT_CODES", "FAULT", "GRADED", "MANUAL", "RIGHT", "UNREADABLE", "WRONG", "Verdict", "bank_items",
-           "check", "check_variable", "key_text", "labels", "namespace", "numeric_key", "size"]
+__all__ = [
+    "EXIT_CODES",
+    "FAULT",
+    "GRADED",
+    "MANUAL",
+    "RIGHT",
+    "UNREADABLE",
+    "WRONG",
+    "Verdict",
+    "bank_items",
+    "check",
+    "check_variable",
+    "key_text",
+    "labels",
+    "namespace",
+    "numeric_key",
+    "size",
+]
 VERDICT_SECONDS = 0.9  # the promise is one second; keep a margin for printing
 
 
@@ -42,8 +58,11 @@ def check(item: Item, answer: str, *, student: str | None = None) -> Verdict:
     except RecursionError:
         return Verdict(UNREADABLE, "Cannot read this answer: it is nested too deeply to check.")
     except Exception as exc:  # noqa: BLE001 - a checker bug must never look like a verdict on the answer
-        return Verdict(FAULT, f"The checker failed on this answer ({type(exc).__name__}). This is a fault "
-                              "in the quiz, not in your answer: please tell your instructor.")
+        return Verdict(
+            FAULT,
+            f"The checker failed on this answer ({type(exc).__name__}). This is a fault "
+            "in the quiz, not in your answer: please tell your instructor.",
+        )
 
 
 def _check(item: Item, answer: str, student: str | None) -> Verdict:
@@ -64,8 +83,11 @@ def check_variable(item_id: str, value: object, *, student: str | None = None) -
     numeric items use ``student``'s numbers (the notes' without one)."""
     item = bank_items()[item_id]
     if type(value) is not str:  # exactly str: a subclass could redefine what the parser calls
-        return Verdict(UNREADABLE, f"Cannot read this answer: {item.variable} must hold your answer "
-                                   f'as text in quotes, e.g. {item.variable} = "...".')
+        return Verdict(
+            UNREADABLE,
+            f"Cannot read this answer: {item.variable} must hold your answer "
+            f'as text in quotes, e.g. {item.variable} = "...".',
+        )
     return check(item, value, student=student)
 
 

@@ -16,8 +16,12 @@ from .verify import verify as run_verify
 
 @click.group(invoke_without_command=True)
 @click.option("--student", default=None, help="Student id: numeric items use this student's numbers.")
-@click.option("--course", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="The course folder whose bank to use (default: the one holding the working directory).")
+@click.option(
+    "--course",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The course folder whose bank to use (default: the one holding the working directory).",
+)
 @click.pass_context
 def quiz(ctx: click.Context, student: str | None, course: Path | None) -> None:
     """The self-assessment quiz. Without a subcommand: take it interactively in the terminal."""
@@ -70,8 +74,13 @@ def show_cmd(ctx: click.Context, item_id: str, student: str | None) -> None:
 
 
 @quiz.command("verify")
-@click.option("--bank", "folder", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
-              help="The bank folder to verify (default: the kit's quiz/).")
+@click.option(
+    "--bank",
+    "folder",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="The bank folder to verify (default: the kit's quiz/).",
+)
 def verify_cmd(folder: Path | None) -> None:
     """Derive every key from the definitions and prove the facts behind them; exit 1 if anything fails."""
     try:
@@ -95,8 +104,13 @@ def list_cmd() -> None:
 
 @quiz.command("grade")
 @click.argument("submissions", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Folder for quiz_grades.csv and each submission's results.json.")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder for quiz_grades.csv and each submission's results.json.",
+)
 def grade_cmd(submissions: tuple[Path, ...], out: Path) -> None:
     """Grade quiz notebooks and .py files (or folders of them) by reading their answers as text."""
     from . import batch

@@ -85,16 +85,21 @@ def load(folder: Path | None = None) -> Definitions:
         permutation=str(matrices.get("permutation", "")),
         matrix_scalars=tuple(matrices.get("scalars") or ()),
         define={str(k): str(v) for k, v in (matrices.get("define") or {}).items()},
-        illustration=None if not ill else Illustration(
-            inputs=dict(ill["inputs"]), quantities={str(k): str(v) for k, v in ill["quantities"].items()},
+        illustration=None
+        if not ill
+        else Illustration(
+            inputs=dict(ill["inputs"]),
+            quantities={str(k): str(v) for k, v in ill["quantities"].items()},
             variants=dict(ill.get("variants") or {}),
-            nontrivial={str(k): int(v) for k, v in (ill.get("nontrivial") or {}).items()}),
+            nontrivial={str(k): int(v) for k, v in (ill.get("nontrivial") or {}).items()},
+        ),
     )
 
 
 # The fields of definitions.yaml; None: names of the author's choosing (symbols, functions, ...).
 SCHEMA: dict[str, Any] = {
-    "required": None, "symbols": None,
+    "required": None,
+    "symbols": None,
     "functions": {"*": {"args": None, "is": None, "cases": None}},
     "matrices": {"shapes": None, "permutation": None, "scalars": None, "define": None},
     "illustration": {"inputs": None, "quantities": None, "variants": None, "nontrivial": None},
@@ -108,8 +113,10 @@ def _check_schema(file: str, node: Any, schema: dict[str, Any] | None) -> None:
     for key, value in node.value:
         inner = schema.get(key.value, schema.get("*", KeyError))
         if inner is KeyError:
-            raise BankError(f"{file}, line {key.start_mark.line + 1}: unknown field '{key.value}' "
-                            f"(known here: {', '.join(k for k in schema if k != '*')})")
+            raise BankError(
+                f"{file}, line {key.start_mark.line + 1}: unknown field '{key.value}' "
+                f"(known here: {', '.join(k for k in schema if k != '*')})"
+            )
         _check_schema(file, value, inner)
 
 

@@ -35,8 +35,7 @@ MAX_CONSTANT_DIGITS = 25
 MAX_POLY_DEGREE = 400
 MAX_EXP_ARGUMENT = 10**6  # exp beyond this is not a number anyone means
 
-_FUNCS = {sp.sin: mpmath.sin, sp.cos: mpmath.cos, sp.tan: mpmath.tan, sp.exp: mpmath.exp,
-          sp.log: mpmath.log}
+_FUNCS = {sp.sin: mpmath.sin, sp.cos: mpmath.cos, sp.tan: mpmath.tan, sp.exp: mpmath.exp, sp.log: mpmath.log}
 
 
 @dataclass(frozen=True)
@@ -59,8 +58,7 @@ def compare(a, b, *, domains: dict[str, str], thorough: bool = True, seed: int |
         seed = seed_of(*sorted([sp.srepr(a), sp.srepr(b)]))
     if a_mat:
         if a.shape != b.shape:
-            return Comparison(False, f"the matrix should be {b.shape[0]}x{b.shape[1]}, not "
-                                     f"{a.shape[0]}x{a.shape[1]}")
+            return Comparison(False, f"the matrix should be {b.shape[0]}x{b.shape[1]}, not {a.shape[0]}x{a.shape[1]}")
         for idx, (x, y) in enumerate(zip(a, b)):
             entry = compare(x, y, domains=domains, thorough=thorough, seed=seed + idx)
             if not entry.equal:
@@ -84,8 +82,11 @@ def _compare_scalars(a: sp.Expr, b: sp.Expr, domains: dict[str, str], points: in
     if beyond == "huge":
         return Comparison(False, "holds a number too large to evaluate", evaluable=False)
     if beyond:
-        return Comparison(False, "it is not exactly the expected expression, and it holds a constant "
-                                 "too large or too small to compare by value")
+        return Comparison(
+            False,
+            "it is not exactly the expected expression, and it holds a constant "
+            "too large or too small to compare by value",
+        )
     agreeing = key_defined = answer_defined = 0
     with mpmath.workdps(DIGITS):
         for point in sample(symbols, points, seed=seed):
@@ -98,8 +99,9 @@ def _compare_scalars(a: sp.Expr, b: sp.Expr, domains: dict[str, str], points: in
                 return Comparison(False, "differs at sampled values")
             agreeing += 1
     if answer_defined == 0 and key_defined:
-        return Comparison(False, "it has no value for the allowed values of its symbols (too large "
-                                 "or undefined)", evaluable=False)
+        return Comparison(
+            False, "it has no value for the allowed values of its symbols (too large or undefined)", evaluable=False
+        )
     if agreeing >= min(MIN_AGREEING, points // 2):
         return Comparison(True, f"agrees at {agreeing} sampled points")
     return Comparison(False, "it is undefined for some allowed values of its symbols")
@@ -123,6 +125,7 @@ def close(x, y) -> bool:
 
 # ---- exact stage -----------------------------------------------------------------------------
 
+
 def _degree(expr: sp.Basic) -> int:
     """An upper bound on the polynomial degree of ``expr`` (structural, cheap)."""
     if expr.is_Symbol:
@@ -144,7 +147,7 @@ def _rational_verdict(difference: sp.Expr, symbols: list[sp.Symbol], seed: int) 
     rng = random.Random(seed ^ 0x5EED)
     zeros = 0
     for _ in range(8):
-        point = {s: sp.Integer(rng.randint(-10**6, 10**6)) for s in symbols}
+        point = {s: sp.Integer(rng.randint(-(10**6), 10**6)) for s in symbols}
         got = difference.xreplace(point)
         if got.has(sp.zoo, sp.nan):
             continue  # a pole
@@ -159,7 +162,7 @@ def _rational_verdict(difference: sp.Expr, symbols: list[sp.Symbol], seed: int) 
 
 
 def _beyond_sampling(expr: sp.Basic) -> str:
-    """"huge" when ``expr`` holds a number too large to evaluate at all; "precise" when it holds a
+    """ "huge" when ``expr`` holds a number too large to evaluate at all; "precise" when it holds a
     constant that 50-digit sampling cannot be trusted with; "" otherwise."""
     for part in sp.preorder_traversal(expr):
         if part.is_Rational and max(abs(part.p), abs(part.q)) >= 10**MAX_CONSTANT_DIGITS:
@@ -175,6 +178,7 @@ def _beyond_sampling(expr: sp.Basic) -> str:
 
 
 # ---- numbers ---------------------------------------------------------------------------------
+
 
 def value(expr: sp.Basic, point: dict[sp.Symbol, Fraction]):
     """The value of ``expr`` at ``point`` (an mpmath number at the working precision), or None

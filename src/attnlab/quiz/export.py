@@ -60,19 +60,27 @@ def description(items: list[Item]) -> str:
     too_fine = [i for i in items if i.type in CARRIED and not _canvas_can_carry(i)]  # text2qti's 4 decimals
     parts = []
     if checker:
-        parts.append(f"Left out of both the Canvas and the Moodle export: {', '.join(i.id for i in checker)} "
-                     f"({kinds} questions need the kit's answer checker).")
+        parts.append(
+            f"Left out of both the Canvas and the Moodle export: {', '.join(i.id for i in checker)} "
+            f"({kinds} questions need the kit's answer checker)."
+        )
     if too_fine:
         ids = ", ".join(f"{i.id} (tolerance {i.tolerance:g})" for i in too_fine)
-        parts.append(f"Left out of the Canvas export only: {ids}, because text2qti rounds numeric "
-                     "bounds to 4 decimals; the Moodle export carries "
-                     f"{'it' if len(too_fine) == 1 else 'them'}.")
+        parts.append(
+            f"Left out of the Canvas export only: {ids}, because text2qti rounds numeric "
+            "bounds to 4 decimals; the Moodle export carries "
+            f"{'it' if len(too_fine) == 1 else 'them'}."
+        )
     if parts:
-        parts.append("Every left-out question is graded through the quiz notebook (quiz.ipynb), whose "
-                     "answers the quiz autograder checks with the kit's checker.")
+        parts.append(
+            "Every left-out question is graded through the quiz notebook (quiz.ipynb), whose "
+            "answers the quiz autograder checks with the kit's checker."
+        )
     if any(KINDS[i.type].per_student for i in items if i.type in CARRIED):
-        parts.append("Numeric questions here use the notes' own numbers (an LMS quiz has one key for "
-                     "everyone); the quiz notebook grades each student's own numbers.")
+        parts.append(
+            "Numeric questions here use the notes' own numbers (an LMS quiz has one key for "
+            "everyone); the quiz notebook grades each student's own numbers."
+        )
     return " ".join(parts)
 
 
@@ -81,6 +89,7 @@ def _prompt(item: Item) -> str:
 
 
 # ---- Canvas (text2qti's plain-text format) ---------------------------------------------------
+
 
 def canvas_text(items: list[Item], *, note: str) -> str:
     lines = [f"% {BANNER}", f"Quiz title: {TITLE}", f"Quiz description: {_canvas(note)}", ""]
@@ -125,12 +134,21 @@ def _one_line(text: str) -> str:
 
 # ---- Moodle XML ------------------------------------------------------------------------------
 
+
 def moodle_xml(items: list[Item], *, note: str) -> str:
     parts = ['<?xml version="1.0" encoding="UTF-8"?>', f"<!-- {BANNER} -->", "<quiz>"]
     if note:
-        parts.append("\n".join([
-            '<question type="description">', "<name><text>About this quiz</text></name>",
-            _text("questiontext", note), "<defaultgrade>0</defaultgrade>", "</question>"]))
+        parts.append(
+            "\n".join(
+                [
+                    '<question type="description">',
+                    "<name><text>About this quiz</text></name>",
+                    _text("questiontext", note),
+                    "<defaultgrade>0</defaultgrade>",
+                    "</question>",
+                ]
+            )
+        )
     for item in items:
         parts.append(_moodle_item(item))
     parts.append("</quiz>")
@@ -159,9 +177,12 @@ def _text(tag: str, text: str, *, attrs: str = "") -> str:
 
 def _moodle_item(item: Item) -> str:
     kind = KINDS[item.type]
-    head = [f'<question type="{kind.moodle_type}">',
-            f"<name><text>{escape(item.id)}: {escape(item.title)}</text></name>",
-            _text("questiontext", _prompt(item)), f"<defaultgrade>{item.points:g}</defaultgrade>"]
+    head = [
+        f'<question type="{kind.moodle_type}">',
+        f"<name><text>{escape(item.id)}: {escape(item.title)}</text></name>",
+        _text("questiontext", _prompt(item)),
+        f"<defaultgrade>{item.points:g}</defaultgrade>",
+    ]
     if item.explanation:
         head.append(_text("generalfeedback", item.explanation))
     head += kind.moodle(item, _text) or []

@@ -19,9 +19,21 @@ from .grading import grade
 
 
 def _nothing_graded(message: str) -> dict:
-    return {"score": 0, "output": message, "visibility": "visible",
-            "tests": [{"name": "Submission", "score": 0, "max_score": 0, "status": "failed",
-                       "visibility": "visible", "output": message}]}
+    return {
+        "score": 0,
+        "output": message,
+        "visibility": "visible",
+        "tests": [
+            {
+                "name": "Submission",
+                "score": 0,
+                "max_score": 0,
+                "status": "failed",
+                "visibility": "visible",
+                "output": message,
+            }
+        ],
+    }
 
 
 def student_id(root: Path) -> tuple[str | None, str]:
@@ -49,8 +61,7 @@ def main(*, root: Path = Path("/autograder")) -> dict:
     except ValueError as err:
         results = _nothing_graded(f"Nothing was graded: {err}.")
     except Exception as err:  # noqa: BLE001 - Gradescope must get a results file, whatever went wrong
-        results = _nothing_graded(f"The quiz autograder failed ({type(err).__name__}); "
-                                  "please tell your instructor.")
+        results = _nothing_graded(f"The quiz autograder failed ({type(err).__name__}); please tell your instructor.")
     (root / "results").mkdir(parents=True, exist_ok=True)
     write_atomic(root / "results" / "results.json", json.dumps(results, indent=1))
     return results
@@ -58,6 +69,7 @@ def main(*, root: Path = Path("/autograder")) -> dict:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m attnlab_quiz.gradescope")
-    parser.add_argument("--root", type=Path, default=Path("/autograder"),
-                        help="Gradescope's folder with submission/ and results/")
+    parser.add_argument(
+        "--root", type=Path, default=Path("/autograder"), help="Gradescope's folder with submission/ and results/"
+    )
     print(f"Score: {main(root=parser.parse_args().root)['score']:g}")

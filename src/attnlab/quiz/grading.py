@@ -40,18 +40,34 @@ def grade(*, submission: Path, student: str | None = None, whose: str = "") -> d
     for item in graded_items():
         answer = answers.variables.get(item.variable, Answer(None))
         answered, says = _answered(item, answer)
-        tests.append({"name": f"{item.variable} (answered)", "score": 0, "max_score": 0,
-                      "status": "passed" if answered else "failed", "visibility": "visible",
-                      "output": says})
+        tests.append(
+            {
+                "name": f"{item.variable} (answered)",
+                "score": 0,
+                "max_score": 0,
+                "status": "passed" if answered else "failed",
+                "visibility": "visible",
+                "output": says,
+            }
+        )
         earned, feedback = _verdict(item, answer, student) if answered else (0.0, says)
         scores[item.id], possible[item.id] = earned, item.points
-        tests.append({"name": item.variable, "score": earned, "max_score": item.points,
-                      "status": "passed" if earned else "failed", "visibility": HIDDEN,
-                      "output": feedback})
+        tests.append(
+            {
+                "name": item.variable,
+                "score": earned,
+                "max_score": item.points,
+                "status": "passed" if earned else "failed",
+                "visibility": HIDDEN,
+                "output": feedback,
+            }
+        )
     answered_count = sum(t["status"] == "passed" for t in tests[::2])
-    lines = [f"Read {submission.name} as text (nothing in it was run): {answered_count} of "
-             f"{len(scores)} auto-graded questions answered. Feedback per question appears once "
-             "grades are published; free-response questions are graded by hand."]
+    lines = [
+        f"Read {submission.name} as text (nothing in it was run): {answered_count} of "
+        f"{len(scores)} auto-graded questions answered. Feedback per question appears once "
+        "grades are published; free-response questions are graded by hand."
+    ]
     if student:
         lines.append(f"Numeric questions are graded with the numbers of student {student!r}{whose}.")
     else:
@@ -63,8 +79,14 @@ def grade(*, submission: Path, student: str | None = None, whose: str = "") -> d
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
-        "extra_data": {"engine": ENGINE, "submission": submission.stem, "variant": student, "items": scores,
-                       "possible": possible, "notes": answers.notes},
+        "extra_data": {
+            "engine": ENGINE,
+            "submission": submission.stem,
+            "variant": student,
+            "items": scores,
+            "possible": possible,
+            "notes": answers.notes,
+        },
     }
 
 

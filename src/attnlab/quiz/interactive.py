@@ -13,8 +13,13 @@ from .variants import illustration
 TRIES = 3
 
 
-def run(*, items: dict[str, Item], student: str | None = None, read: Callable[[], str] | None = None,
-        out: TextIO | None = None) -> float:
+def run(
+    *,
+    items: dict[str, Item],
+    student: str | None = None,
+    read: Callable[[], str] | None = None,
+    out: TextIO | None = None,
+) -> float:
     """Ask every item in turn (up to three tries each); return the points scored."""
     out = out or sys.stdout
     read = read or _read_line
@@ -22,11 +27,9 @@ def run(*, items: dict[str, Item], student: str | None = None, read: Callable[[]
     auto = [i for i in items.values() if KINDS[i.type].has_key]
     total = sum(i.points for i in auto)
     score = 0.0
-    print("Attention Lab quiz. Type an answer and press Enter; an empty line skips; Ctrl-D quits.",
-          file=out)
+    print("Attention Lab quiz. Type an answer and press Enter; an empty line skips; Ctrl-D quits.", file=out)
     for number, item in enumerate(items.values(), 1):
-        print(f"\n[{number}/{len(items)}] {item.title} ({item.points:g} pt)\n{ill.render(item.prompt)}",
-              file=out)
+        print(f"\n[{number}/{len(items)}] {item.title} ({item.points:g} pt)\n{ill.render(item.prompt)}", file=out)
         for label, text in item.options.items():
             print(f"  {label}) {text}", file=out)
         if not KINDS[item.type].has_key:

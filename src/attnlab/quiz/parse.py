@@ -46,15 +46,23 @@ class Softmax(MatrixExpr):
 
 
 FUNCTIONS: dict[str, Callable[[sp.Expr], sp.Expr]] = {
-    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt,
+    "sin": sp.sin,
+    "cos": sp.cos,
+    "tan": sp.tan,
+    "exp": sp.exp,
+    "log": sp.log,
+    "sqrt": sp.sqrt,
 }
 CONSTANTS = {"pi": sp.pi}
 # Typed symbols people paste from notes; mapped before parsing so the whitelist stays ASCII.
 _UNICODE = {"−": "-", "×": "*", "·": "*", "π": " pi ", "√": "sqrt", "ᵀ": ".T"}
 _CARET_T = re.compile(r"\^\s*T(?![A-Za-z0-9_])")
 # One token of an answer: a decimal number (no complex or hex literals), a name, or any other character.
-_TOKEN = re.compile(r"(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-                    r"|(?P<space>\s+)|(?P<other>.)", re.S)
+_TOKEN = re.compile(
+    r"(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<space>\s+)|(?P<other>.)",
+    re.S,
+)
 CALLABLE = ("softmax",)  # besides FUNCTIONS: names that a bracket after them calls rather than multiplies
 
 
@@ -75,8 +83,10 @@ class Namespace:
         return (*self.scalars, *self.matrices, *CONSTANTS)
 
     def names(self) -> list[str]:
-        return sorted([*self.scalars, *self.matrices, *CONSTANTS, *FUNCTIONS, *self.defined]
-                      + (["softmax"] if self.softmax else []))
+        return sorted(
+            [*self.scalars, *self.matrices, *CONSTANTS, *FUNCTIONS, *self.defined]
+            + (["softmax"] if self.softmax else [])
+        )
 
 
 @dataclass(frozen=True)
@@ -92,7 +102,7 @@ class Source:
         if not self.origin or start >= len(self.origin):
             return self.typed.strip()
         first, last = self.origin[start], self.origin[max(start, min(end, len(self.origin)) - 1)]
-        return self.typed[first:last + 1].strip()
+        return self.typed[first : last + 1].strip()
 
 
 def normalise(text: str) -> str:
@@ -128,8 +138,16 @@ def rewrite(typed: str, callables: tuple[str, ...] = (), known: tuple[str, ...] 
         if previous in ("num", "name", "close") and (kind in ("num", "name") or opens):
             if not (kind == "num" and previous == "num"):  # "2 3" stays an error, not 6
                 put("*", flat_origin[at])
-        ways = splits(piece, known) if kind == "name" and piece not in known and piece not in callables \
-            and piece not in FUNCTIONS and piece not in CALLABLE and not "".join(chars).rstrip().endswith(".") else []
+        ways = (
+            splits(piece, known)
+            if kind == "name"
+            and piece not in known
+            and piece not in callables
+            and piece not in FUNCTIONS
+            and piece not in CALLABLE
+            and not "".join(chars).rstrip().endswith(".")
+            else []
+        )
         if len(ways) == 1:
             offset = 0
             for n, part in enumerate(ways[0]):
@@ -162,7 +180,7 @@ def splits(name: str, known: tuple[str, ...], limit: int = 2) -> list[list[str]]
             return
         for n in known:
             if rest.startswith(n):
-                walk(rest[len(n):], [*parts, n])
+                walk(rest[len(n) :], [*parts, n])
 
     walk(name, [])
     return found
@@ -173,8 +191,8 @@ def _substitute(text: str, origin: list[int], pattern: re.Pattern, by: str) -> t
     where: list[int] = []
     last = 0
     for match in pattern.finditer(text):
-        out.append(text[last:match.start()])
-        where.extend(origin[last:match.start()])
+        out.append(text[last : match.start()])
+        where.extend(origin[last : match.start()])
         out.append(by)
         where.extend([origin[match.start()]] * len(by))
         last = match.end()
@@ -203,8 +221,10 @@ def parse(text: str, ns: Namespace):
         raise
     except (TypeError, ValueError, ArithmeticError, AttributeError, RecursionError):
         # sympy rejects ill-formed combinations (a matrix plus a number, mismatched shapes) this way
-        raise Unreadable(f"in '{_shorten(text.strip())}' the parts do not combine (a matrix with a number, "
-                         "or matrices whose shapes do not fit)") from None
+        raise Unreadable(
+            f"in '{_shorten(text.strip())}' the parts do not combine (a matrix with a number, "
+            "or matrices whose shapes do not fit)"
+        ) from None
 
 
 def _syntax_hint(exc: BaseException) -> str:
@@ -330,7 +350,7 @@ class _Builder:
                     raise Unreadable("a power in the answer is too large")
             elif size > MAX_SYMBOLIC_EXPONENT:
                 raise Unreadable("an exponent in the answer is too large")
-        result = base ** exponent
+        result = base**exponent
         # sympy folds (x**a)**b into x**(a*b); bound what that produced too
         if isinstance(result, sp.Pow) and not result.base.is_Number and result.exp.is_Number:
             if abs(float(result.exp)) > MAX_SYMBOLIC_EXPONENT:

@@ -48,8 +48,9 @@ def namespace() -> Namespace:
 
 
 # name -> (its definition, in the notes' words), in the order written
-DEFINITIONS = {name: (parse(text, namespace()), f"{name} = {text.replace('*', ' ')}")
-               for name, text in _DEFS.define.items()}
+DEFINITIONS = {
+    name: (parse(text, namespace()), f"{name} = {text.replace('*', ' ')}") for name, text in _DEFS.define.items()
+}
 
 
 class StepError(ValueError):
@@ -57,6 +58,7 @@ class StepError(ValueError):
 
 
 # ---- sympy's algebra -------------------------------------------------------------------------
+
 
 def _plain_definitions() -> dict:
     return {M[k]: d for k, (d, _) in DEFINITIONS.items() if not isinstance(d, Softmax)}
@@ -80,9 +82,10 @@ def canonical(expr):
     for name, (definition, _) in DEFINITIONS.items():
         if isinstance(definition, Softmax):
             inner = canonical_plain(_substituted(definition.args[0]))
-            expr = expr.replace(lambda e: isinstance(e, Softmax),
-                                lambda e, inner=inner, name=name:
-                                M[name] if canonical_plain(e.args[0]) == inner else e)
+            expr = expr.replace(
+                lambda e: isinstance(e, Softmax),
+                lambda e, inner=inner, name=name: M[name] if canonical_plain(e.args[0]) == inner else e,
+            )
     return canonical_plain(expr)
 
 
@@ -117,6 +120,7 @@ def _cancel_permutation(product: sp.MatMul):
 
 
 # ---- numbers ---------------------------------------------------------------------------------
+
 
 def world(seed: int) -> dict:
     """Random sizes, inputs and a permutation that moves every row; the defined matrices computed
@@ -174,8 +178,11 @@ def evaluate(expr, w: dict[str, Any]):
         terms = [evaluate(t, w) for t in expr.args]
         shapes = {np.shape(t) for t in terms}
         if len(shapes) > 1:
-            raise StepError("the sum adds matrices of different shapes (" + ", ".join(
-                f"{_tex(t)} is {_shape_name(np.asarray(v), w)}" for t, v in zip(expr.args, terms)) + ")")
+            raise StepError(
+                "the sum adds matrices of different shapes ("
+                + ", ".join(f"{_tex(t)} is {_shape_name(np.asarray(v), w)}" for t, v in zip(expr.args, terms))
+                + ")"
+            )
         return sum(terms)
     if isinstance(expr, MatrixExpr):
         raise StepError(f"'{_tex(expr)}' is not part of this proof")
@@ -201,7 +208,8 @@ def _multiply(factors, w):
             left = " ".join(_tex(f) for f in shown)
             raise StepError(
                 f"the product {left} {_tex(factor)} is not defined: {left} is "
-                f"{_shape_name(out, w)} and {_tex(factor)} is {_shape_name(value, w)}")
+                f"{_shape_name(out, w)} and {_tex(factor)} is {_shape_name(value, w)}"
+            )
         out = value if out is None else out @ value if np.ndim(out) == 2 else out * value
         shown.append(factor)
     return out
@@ -224,6 +232,7 @@ def _tex(expr) -> str:
 
 
 # ---- verdicts --------------------------------------------------------------------------------
+
 
 def expandable(expr) -> bool:
     """Whether expanding ``expr`` (definitions written out) stays small: a bound, counted not timed."""
@@ -253,16 +262,20 @@ def compare(answer, key, *, seed: int = 0) -> Comparison:
         return Comparison(True, "equal by matrix algebra and the definitions")
     worlds = [world(seed * WORLDS + k) for k in range(WORLDS)]
     if _hides_in_round_off(answer, worlds):
-        return Comparison(False, "it is not exactly the expected expression, and a number in it is "
-                                 "too large or too small to compare by value")
+        return Comparison(
+            False,
+            "it is not exactly the expected expression, and a number in it is "
+            "too large or too small to compare by value",
+        )
     try:
         values = [(evaluate(answer, w), evaluate(key, w), w) for w in worlds]
     except StepError as exc:
         return Comparison(False, str(exc))
     for got, want, w in values:
         if np.shape(got) != np.shape(want):
-            return Comparison(False, f"the result should be {_shape_name(np.asarray(want), w)}, "
-                                     f"not {_shape_name(np.asarray(got), w)}")
+            return Comparison(
+                False, f"the result should be {_shape_name(np.asarray(want), w)}, not {_shape_name(np.asarray(got), w)}"
+            )
         if not np.all(np.isfinite(got)) or not np.allclose(got, want, rtol=RTOL, atol=RTOL * _scale(want)):
             return Comparison(False, "differs on random matrices and permutations")
     return Comparison(True, "equal on random matrices and permutations")
@@ -302,35 +315,46 @@ def explain(wrong, right) -> str | None:
             continue
         coeff, factors = product.as_coeff_matrices()
         reordered = [factors[::-1]] + [
-            factors[:i] + [factors[i + 1], factors[i]] + factors[i + 2:]
-            for i in range(len(factors) - 1)]
+            factors[:i] + [factors[i + 1], factors[i]] + factors[i + 2 :] for i in range(len(factors) - 1)
+        ]
         for order in reordered:
             candidate = sp.expand(right.xreplace({product: coeff * sp.MatMul(*order)}).doit(), multinomial=False)
             if candidate == target:
                 if all(isinstance(f, sp.Transpose) for f in factors):
                     plain = sp.MatMul(*[f.arg for f in factors[::-1]])
-                    return (f"transposing a product reverses its order: "
-                            f"({_tex(plain)})^T = {_tex(product)}")
-                return (f"matrix products do not commute: the order in {_tex(product)} matters "
-                        "(P acts on rows from the left; P^T on columns from the right)")
+                    return f"transposing a product reverses its order: ({_tex(plain)})^T = {_tex(product)}"
+                return (
+                    f"matrix products do not commute: the order in {_tex(product)} matters "
+                    "(P acts on rows from the left; P^T on columns from the right)"
+                )
     return None
 
 
 def shortcuts(expr) -> list[str]:
     """The identities that would shorten ``expr``: a definition's product or ``P^T P`` written out."""
     found: list[str] = []
-    for form in (expr, canonical_plain(expr)) if expandable(expr) else (expr,):  # P^T P cancelled may reveal a definition
+    for form in (
+        (expr, canonical_plain(expr)) if expandable(expr) else (expr,)
+    ):  # P^T P cancelled may reveal a definition
         products = [e for e in sp.preorder_traversal(form) if isinstance(e, sp.MatMul)]
-        adjacent = {pair for e in products
-                    for factors in [[f for f in e.args if isinstance(f, MatrixExpr)]]
-                    for pair in zip(factors, factors[1:])}
+        adjacent = {
+            pair
+            for e in products
+            for factors in [[f for f in e.args if isinstance(f, MatrixExpr)]]
+            for pair in zip(factors, factors[1:])
+        }
         P = M[PERMUTATION]
         if {(P.T, P), (P, P.T)} & adjacent:
             found.append(f"{PERMUTATION}^T {PERMUTATION} = I")
         for definition, text in DEFINITIONS.values():
             factors = tuple(f for f in definition.args if isinstance(f, MatrixExpr))
-            if (isinstance(definition, sp.MatMul) and len(factors) == 2 and factors in adjacent
-                    or isinstance(definition, Softmax) and form.has(definition)):
+            if (
+                isinstance(definition, sp.MatMul)
+                and len(factors) == 2
+                and factors in adjacent
+                or isinstance(definition, Softmax)
+                and form.has(definition)
+            ):
                 found.append(text)
     return list(dict.fromkeys(found))
 

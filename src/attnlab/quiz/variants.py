@@ -36,9 +36,11 @@ class Illustration:
 
     def render(self, prompt: str) -> str:
         """The prompt with ``<<NAME>>`` replaced by the input NAME (a row as [a, b], a matrix in LaTeX)."""
+
         def fill(match: re.Match) -> str:
             name = match.group(1)
             return _show(self.inputs[name]) if name in self.inputs else match.group(0)
+
         return _PLACEHOLDER.sub(fill, prompt)
 
 

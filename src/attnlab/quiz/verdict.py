@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from .bank import Item
 from .equivalence import Comparison
 
-RIGHT, WRONG, UNREADABLE, MANUAL, GRADED, FAULT = (
-    "right", "wrong", "unreadable", "manual", "graded", "fault")
+RIGHT, WRONG, UNREADABLE, MANUAL, GRADED, FAULT = ("right", "wrong", "unreadable", "manual", "graded", "fault")
 # MANUAL (graded by hand) and GRADED (no key here: graded by the instructor) give no verdict on the
 # answer, so they exit 0 like every run that went as it should; FAULT is the checker's own failure.
 EXIT_CODES = {RIGHT: 0, WRONG: 1, UNREADABLE: 2, MANUAL: 0, GRADED: 0, FAULT: 3}
@@ -40,5 +39,6 @@ def quote(answer: str) -> str:
 
 
 def reason(result: Comparison) -> str:
-    return {"differs at sampled values": "it differs from the expected expression for some values "
-            "of its symbols."}.get(result.how, result.how + ".")
+    return {"differs at sampled values": "it differs from the expected expression for some values of its symbols."}.get(
+        result.how, result.how + "."
+    )

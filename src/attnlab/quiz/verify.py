@@ -95,8 +95,11 @@ def pe_breaks_equivariance() -> Result:
     P = permutation((1, 0, 2))
     gap = self_attention(P * E + PE, I2, I2, I2) - P * self_attention(E + PE, I2, I2, I2)
     size = max(abs(float(g.evalf())) for g in gap)
-    return Result("adding PE breaks equivariance", size > 1e-6,
-                  f"swap tokens 1 and 2, W = I: max |Z(P E + PE) - P Z(E + PE)| = {size:.3f}")
+    return Result(
+        "adding PE breaks equivariance",
+        size > 1e-6,
+        f"swap tokens 1 and 2, W = I: max |Z(P E + PE) - P Z(E + PE)| = {size:.3f}",
+    )
 
 
 def _item_sound(item: bank.Item, defs: definitions.Definitions) -> Result:
@@ -137,8 +140,11 @@ def required_ids(items: dict[str, bank.Item], defs: definitions.Definitions) -> 
 
 
 PROOFS: tuple[Callable[[], Result], ...] = (
-    softmax_commutes_with_permutations, self_attention_is_equivariant,
-    permutations_are_orthogonal, pe_breaks_equivariance)
+    softmax_commutes_with_permutations,
+    self_attention_is_equivariant,
+    permutations_are_orthogonal,
+    pe_breaks_equivariance,
+)
 
 
 def verify(*, folder: Path | None = None) -> list[Result]:

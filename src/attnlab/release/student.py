@@ -12,8 +12,9 @@ from . import solution
 GRADER_INIT = '# Initialize Otter\nimport otter\ngrader = otter.Notebook(tests_dir="tests")'
 
 
-def notebook(sol: nbformat.NotebookNode, *, questions: set[str], banner: str,
-             solved: bool = False) -> nbformat.NotebookNode:
+def notebook(
+    sol: nbformat.NotebookNode, *, questions: set[str], banner: str, solved: bool = False
+) -> nbformat.NotebookNode:
     """The student notebook: stubs for solution regions, a ``grader.check`` after each question.
 
     ``questions`` are the names with a test file; a check cell follows the cell defining each.

@@ -10,9 +10,17 @@ import math
 import numpy as np
 
 __all__ = [
-    "softmax", "softmax_variants", "softmax_overflow_variants", "causal_mask", "causal_mask_variants",
-    "attention", "attention_variants", "self_attention", "self_attention_variants",
-    "multi_head_attention", "multi_head_attention_variants",
+    "softmax",
+    "softmax_variants",
+    "softmax_overflow_variants",
+    "causal_mask",
+    "causal_mask_variants",
+    "attention",
+    "attention_variants",
+    "self_attention",
+    "self_attention_variants",
+    "multi_head_attention",
+    "multi_head_attention_variants",
 ]
 
 
@@ -45,13 +53,19 @@ def softmax_variants(x, axis=-1):
     variants = []
     for wrong_axis in range(-x.ndim, 0):
         if wrong_axis != (axis if axis < 0 else axis - x.ndim):
-            variants.append((f"softmax over axis {wrong_axis + x.ndim}",
-                             f"normalise along the axis you are given (axis={axis}); here the weights "
-                             f"sum to 1 along axis {wrong_axis + x.ndim}", _np_softmax(x, wrong_axis)))
+            variants.append(
+                (
+                    f"softmax over axis {wrong_axis + x.ndim}",
+                    f"normalise along the axis you are given (axis={axis}); here the weights "
+                    f"sum to 1 along axis {wrong_axis + x.ndim}",
+                    _np_softmax(x, wrong_axis),
+                )
+            )
     if x.ndim > 1:
         e = np.exp(x - x.max())
-        variants.append(("softmax over the whole array", "normalise each slice along `axis`, not all entries together",
-                         e / e.sum()))
+        variants.append(
+            ("softmax over the whole array", "normalise each slice along `axis`, not all entries together", e / e.sum())
+        )
     return variants
 
 
@@ -61,11 +75,19 @@ def softmax_overflow_variants(x):
     with np.errstate(all="ignore"):
         e = np.exp(x)
         g = np.exp(x - x.max())
-        return [("no max-subtraction", "exp(1000) overflows; subtract each row's maximum before exp",
-                 e / e.sum(axis=-1, keepdims=True)),
-                ("a global instead of a row maximum", "subtracting the largest entry of the whole array "
-                 "underflows every exp of the other rows; subtract each row's own maximum",
-                 g / g.sum(axis=-1, keepdims=True))]
+        return [
+            (
+                "no max-subtraction",
+                "exp(1000) overflows; subtract each row's maximum before exp",
+                e / e.sum(axis=-1, keepdims=True),
+            ),
+            (
+                "a global instead of a row maximum",
+                "subtracting the largest entry of the whole array "
+                "underflows every exp of the other rows; subtract each row's own maximum",
+                g / g.sum(axis=-1, keepdims=True),
+            ),
+        ]
 
 
 def causal_mask(n):
@@ -74,10 +96,16 @@ def causal_mask(n):
 
 def causal_mask_variants(n):
     return [
-        ("an upper-triangular (triu) mask", "query i may attend to keys j <= i (the past), not j >= i",
-         np.array([[j >= i for j in range(n)] for i in range(n)], dtype=bool).reshape(n, n)),
-        ("a strict causal mask", "a token may attend to itself: the diagonal is True",
-         np.array([[j < i for j in range(n)] for i in range(n)], dtype=bool).reshape(n, n)),
+        (
+            "an upper-triangular (triu) mask",
+            "query i may attend to keys j <= i (the past), not j >= i",
+            np.array([[j >= i for j in range(n)] for i in range(n)], dtype=bool).reshape(n, n),
+        ),
+        (
+            "a strict causal mask",
+            "a token may attend to itself: the diagonal is True",
+            np.array([[j < i for j in range(n)] for i in range(n)], dtype=bool).reshape(n, n),
+        ),
     ]
 
 
@@ -113,13 +141,13 @@ def attention(Q, K, V, mask=None):
     out = np.zeros(lead + (n, V.shape[-1]))
     weights = np.zeros(lead + (n, m))
     for idx in np.ndindex(*lead):
-        out[idx], weights[idx] = _attention_2d(Qb[idx].tolist(), Kb[idx].tolist(), Vb[idx].tolist(),
-                                               None if Mb is None else Mb[idx].tolist())
+        out[idx], weights[idx] = _attention_2d(
+            Qb[idx].tolist(), Kb[idx].tolist(), Vb[idx].tolist(), None if Mb is None else Mb[idx].tolist()
+        )
     return out, weights
 
 
-def _np_attention(Q, K, V, *, scale, mask=None, mask_mode="scores", axis=-1, swap_qk=False,
-                  transpose_k=True):
+def _np_attention(Q, K, V, *, scale, mask=None, mask_mode="scores", axis=-1, swap_qk=False, transpose_k=True):
     scores = (K @ np.swapaxes(Q, -1, -2)) if swap_qk else (Q @ (np.swapaxes(K, -1, -2) if transpose_k else K))
     scores = scores / scale
     if mask is not None and mask_mode == "scores":
@@ -143,35 +171,67 @@ def attention_variants(Q, K, V, mask=None):
     d_k, d_v = Q.shape[-1], V.shape[-1]
     root = math.sqrt(d_k)
     specs = [
-        ("no 1/sqrt(d_k) scaling", "divide the scores Q K^T by sqrt(d_k) before the softmax",
-         dict(scale=1.0)),
+        ("no 1/sqrt(d_k) scaling", "divide the scores Q K^T by sqrt(d_k) before the softmax", dict(scale=1.0)),
         ("scores divided by d_k", "the scale is sqrt(d_k), not d_k", dict(scale=float(d_k))),
-        ("softmax over queries", "your weights sum to 1 over queries, not keys: take the softmax "
-         "along the last (key) axis", dict(scale=root, axis=-2)),
+        (
+            "softmax over queries",
+            "your weights sum to 1 over queries, not keys: take the softmax along the last (key) axis",
+            dict(scale=root, axis=-2),
+        ),
     ]
     if d_v != d_k:
-        specs.append(("scaling by sqrt(d_v)", "the scale comes from the key width d_k = Q.shape[-1], "
-                      "not from V", dict(scale=math.sqrt(d_v))))
+        specs.append(
+            (
+                "scaling by sqrt(d_v)",
+                "the scale comes from the key width d_k = Q.shape[-1], not from V",
+                dict(scale=math.sqrt(d_v)),
+            )
+        )
     if K.shape[-2] != d_k:
-        specs.append(("d_k taken from the number of keys", "d_k is the width of a key, K.shape[-1], not "
-                      "K.shape[0] (how many keys there are)", dict(scale=math.sqrt(K.shape[-2]))))
+        specs.append(
+            (
+                "d_k taken from the number of keys",
+                "d_k is the width of a key, K.shape[-1], not K.shape[0] (how many keys there are)",
+                dict(scale=math.sqrt(K.shape[-2])),
+            )
+        )
     if Q.shape[-2] == K.shape[-2]:
-        specs.append(("Q and K swapped", "scores are Q K^T (row i: query i against every key), not K Q^T; "
-                      "in self-attention Q = X W_Q and K = X W_K",
-                      dict(scale=root, swap_qk=True)))
+        specs.append(
+            (
+                "Q and K swapped",
+                "scores are Q K^T (row i: query i against every key), not K Q^T; "
+                "in self-attention Q = X W_Q and K = X W_K",
+                dict(scale=root, swap_qk=True),
+            )
+        )
     if K.shape[-2] == d_k:
-        specs.append(("K not transposed", "scores are Q K^T: query i dotted with key j, so transpose K "
-                      "(its last two axes)", dict(scale=root, transpose_k=False)))
+        specs.append(
+            (
+                "K not transposed",
+                "scores are Q K^T: query i dotted with key j, so transpose K (its last two axes)",
+                dict(scale=root, transpose_k=False),
+            )
+        )
     if mask is not None:
         mask = np.asarray(mask, dtype=bool)
         specs += [
-            ("mask applied after the softmax without renormalising",
-             "zeroing weights after the softmax leaves rows that no longer sum to 1: set blocked scores "
-             "to -inf before the softmax (or renormalise)", dict(scale=root, mask=mask, mask_mode="after")),
-            ("an inverted mask", "True means may attend (the PyTorch convention): block the entries "
-             "where the mask is False", dict(scale=root, mask=mask, mask_mode="inverted")),
-            ("a multiplicative mask", "multiplying the scores by the mask gives blocked keys a score of 0, "
-             "not -inf, so they still get weight", dict(scale=root, mask=mask, mask_mode="multiply")),
+            (
+                "mask applied after the softmax without renormalising",
+                "zeroing weights after the softmax leaves rows that no longer sum to 1: set blocked scores "
+                "to -inf before the softmax (or renormalise)",
+                dict(scale=root, mask=mask, mask_mode="after"),
+            ),
+            (
+                "an inverted mask",
+                "True means may attend (the PyTorch convention): block the entries where the mask is False",
+                dict(scale=root, mask=mask, mask_mode="inverted"),
+            ),
+            (
+                "a multiplicative mask",
+                "multiplying the scores by the mask gives blocked keys a score of 0, "
+                "not -inf, so they still get weight",
+                dict(scale=root, mask=mask, mask_mode="multiply"),
+            ),
         ]
         for spec in specs[:-3]:
             spec[2].setdefault("mask", mask)
@@ -206,8 +266,14 @@ def self_attention_variants(X, W_Q, W_K, W_V, mask=None):
     with np.errstate(all="ignore"):
         if X.shape[1] != Q.shape[1]:
             z, a = _np_attention(Q, K, V, scale=math.sqrt(X.shape[1]), mask=mask)
-            variants.append(("scaling by sqrt(d_model)", "the scale is sqrt(d_k), the width of the keys "
-                             "(W_K.shape[1]), not of the input X", z, a))
+            variants.append(
+                (
+                    "scaling by sqrt(d_model)",
+                    "the scale is sqrt(d_k), the width of the keys (W_K.shape[1]), not of the input X",
+                    z,
+                    a,
+                )
+            )
         if mask is not None:
             z, a = _np_attention(Q, K, V, scale=math.sqrt(Q.shape[1]))
             variants.append(("the mask ignored", "pass `mask` on to the attention", z, a))
@@ -231,8 +297,7 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
     return np.array(out).reshape(X.shape[0], W_O.shape[1])
 
 
-def _np_heads(X, W_Q, W_K, W_V, num_heads, *, scale, strided=False, mask=None, axis=-1, qk_width=None,
-              v_width=None):
+def _np_heads(X, W_Q, W_K, W_V, num_heads, *, scale, strided=False, mask=None, axis=-1, qk_width=None, v_width=None):
     d_h = qk_width or W_Q.shape[1] // num_heads
     d_v = v_width or W_V.shape[1] // num_heads
     outs = []
@@ -260,40 +325,71 @@ def multi_head_attention_variants(X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
         return np.concatenate(heads, axis=1)
 
     specs = [
-        ("heads split strided", "head h takes the contiguous columns h*d_h:(h+1)*d_h, not every "
-         "num_heads-th column", lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, strided=True,
-                                                          mask=mask)) @ W_O),
-        ("heads merged without transposing back", "reshaping (heads, n, d_v) straight to (n, heads*d_v) "
-         "mixes tokens: move the head axis next to d_v first",
-         lambda: np.stack(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, mask=mask)).reshape(n, -1) @ W_O),
-        ("no 1/sqrt(d_h) scaling", "scale each head's scores by sqrt(d_h)",
-         lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=1.0, mask=mask)) @ W_O),
-        ("W_O forgotten", "the concatenated heads are multiplied by W_O",
-         lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, mask=mask))),
-        ("softmax over queries", "each head's weights sum to 1 over queries, not keys: take the "
-         "softmax along the key axis",
-         lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, mask=mask, axis=-2)) @ W_O),
+        (
+            "heads split strided",
+            "head h takes the contiguous columns h*d_h:(h+1)*d_h, not every num_heads-th column",
+            lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, strided=True, mask=mask)) @ W_O,
+        ),
+        (
+            "heads merged without transposing back",
+            "reshaping (heads, n, d_v) straight to (n, heads*d_v) mixes tokens: move the head axis next to d_v first",
+            lambda: np.stack(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, mask=mask)).reshape(n, -1) @ W_O,
+        ),
+        (
+            "no 1/sqrt(d_h) scaling",
+            "scale each head's scores by sqrt(d_h)",
+            lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=1.0, mask=mask)) @ W_O,
+        ),
+        (
+            "W_O forgotten",
+            "the concatenated heads are multiplied by W_O",
+            lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, mask=mask)),
+        ),
+        (
+            "softmax over queries",
+            "each head's weights sum to 1 over queries, not keys: take the softmax along the key axis",
+            lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, mask=mask, axis=-2)) @ W_O,
+        ),
     ]
-    for width, label in [(X.shape[1], "d_model"), (W_Q.shape[1], "the full width W_Q.shape[1]"),
-                         (d_v, "d_v, the value width")]:
+    for width, label in [
+        (X.shape[1], "d_model"),
+        (W_Q.shape[1], "the full width W_Q.shape[1]"),
+        (d_v, "d_v, the value width"),
+    ]:
         if width != d_h:
-            specs.append((f"scaling by sqrt({label}) inside the heads",
-                          "each head is scaled by sqrt(d_h), its own key width W_Q.shape[1] // num_heads",
-                          lambda width=width: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=math.sqrt(width),
-                                                               mask=mask)) @ W_O))
+            specs.append(
+                (
+                    f"scaling by sqrt({label}) inside the heads",
+                    "each head is scaled by sqrt(d_h), its own key width W_Q.shape[1] // num_heads",
+                    lambda width=width: (
+                        merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=math.sqrt(width), mask=mask)) @ W_O
+                    ),
+                )
+            )
     if d_v != d_h:
         specs += [
-            ("W_V sliced with W_Q's head width", "each head takes W_V.shape[1] // num_heads value columns, "
-             "which differs from the query/key width d_h here",
-             lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, mask=mask, v_width=d_h)) @ W_O),
-            ("W_Q and W_K sliced with W_V's head width", "query and key heads are W_Q.shape[1] // num_heads "
-             "columns wide, value heads W_V.shape[1] // num_heads",
-             lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=math.sqrt(d_v), mask=mask,
-                                      qk_width=d_v)) @ W_O),
+            (
+                "W_V sliced with W_Q's head width",
+                "each head takes W_V.shape[1] // num_heads value columns, "
+                "which differs from the query/key width d_h here",
+                lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root, mask=mask, v_width=d_h)) @ W_O,
+            ),
+            (
+                "W_Q and W_K sliced with W_V's head width",
+                "query and key heads are W_Q.shape[1] // num_heads columns wide, value heads W_V.shape[1] // num_heads",
+                lambda: (
+                    merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=math.sqrt(d_v), mask=mask, qk_width=d_v)) @ W_O
+                ),
+            ),
         ]
     if mask is not None:
-        specs.append(("the mask ignored", "apply `mask` in every head",
-                      lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root)) @ W_O))
+        specs.append(
+            (
+                "the mask ignored",
+                "apply `mask` in every head",
+                lambda: merged(_np_heads(X, W_Q, W_K, W_V, num_heads, scale=root)) @ W_O,
+            )
+        )
     variants = []
     with np.errstate(all="ignore"):
         for name, why, build in specs:

@@ -36,18 +36,30 @@ def battery(kind):
     swap, two, cycles = [(1, 0, 2, 3, 4)], [(1, 0, 2, 3, 4), (0, 1, 3, 2, 4)], [(1, 2, 0, 3, 4), (4, 0, 1, 2, 3)]
     common = [
         # any() says True and a loose tolerance False here; the other way round on the next one
-        (rows["offsets 0,0,10,.."], two, {}), (rows["offsets 1e-3"], two, {}),
-        (rows["affine"], swap, {}), (rows["affine"], [(1, 2, 0, 3, 4)], {}), (rows["reverse"], None, {}),
-        (rows["identity"], None, {}), (rows["mean"], cycles, {}), (rows["offsets 0,0,1,.."], two, {}),
-        (rows["offsets 0,0,1,.."], None, {}), (rows["offsets 1e-3"], None, {}), (rows["first row offset"], None, {}),
+        (rows["offsets 0,0,10,.."], two, {}),
+        (rows["offsets 1e-3"], two, {}),
+        (rows["affine"], swap, {}),
+        (rows["affine"], [(1, 2, 0, 3, 4)], {}),
+        (rows["reverse"], None, {}),
+        (rows["identity"], None, {}),
+        (rows["mean"], cycles, {}),
+        (rows["offsets 0,0,1,.."], two, {}),
+        (rows["offsets 0,0,1,.."], None, {}),
+        (rows["offsets 1e-3"], None, {}),
+        (rows["first row offset"], None, {}),
         (attn["self-attention + PE"], None, {}),
     ]
     if kind == EQUIVARIANT:
         return common + [(rows["small offsets"], None, {"atol": 1e-2}), (attn["self-attention"], cycles, {})]
-    return common + [(rows["weighted sum 1e-4"], None, {"atol": 1e-2}), (rows["weighted sum 1e-4"], None, {}),
-                     (attn["pooled self-attention"], cycles, {}), (rows["first two summed"], two, {}),
-                     (attn["pooled self-attention + PE"], None, {}), (rows["first two summed"], None, {}),
-                     (rows["first row and rest sum"], None, {})]
+    return common + [
+        (rows["weighted sum 1e-4"], None, {"atol": 1e-2}),
+        (rows["weighted sum 1e-4"], None, {}),
+        (attn["pooled self-attention"], cycles, {}),
+        (rows["first two summed"], two, {}),
+        (attn["pooled self-attention + PE"], None, {}),
+        (rows["first two summed"], None, {}),
+        (rows["first row and rest sum"], None, {}),
+    ]
 
 
 def _every_permutation(n):
@@ -60,14 +72,15 @@ def _enough_permutations(n):
     if n <= 5:
         return _every_permutation(n)
     identity = list(range(n))
-    swaps = [tuple(identity[:i] + [i + 1, i] + identity[i + 2:]) for i in range(n - 1)]
-    cycles = [tuple(identity[:i] + [i + 1, i + 2, i] + identity[i + 3:]) for i in range(n - 2)]
+    swaps = [tuple(identity[:i] + [i + 1, i] + identity[i + 2 :]) for i in range(n - 1)]
+    cycles = [tuple(identity[:i] + [i + 1, i + 2, i] + identity[i + 3 :]) for i in range(n - 2)]
     turns = [tuple(identity[::-1]), tuple(identity[1:] + identity[:1]), tuple(identity[-1:] + identity[:-1])]
     return swaps + cycles + turns
 
 
-def _simulate(kind, f, X, perms, atol=1e-8, *, target=None, reduce=all, compare="allclose", tol=None,
-              inverse=False, default=None):
+def _simulate(
+    kind, f, X, perms, atol=1e-8, *, target=None, reduce=all, compare="allclose", tol=None, inverse=False, default=None
+):
     """A checker with one knob turned: what it answers for f, X, perms, atol."""
     target = target or kind
     n = len(X)
@@ -109,36 +122,52 @@ def simulations(kind):
     sims = {
         None: ("", [dict()]),
         # which one of a default set passes depends on the set: compare where the perms are given
-        "any() instead of all()": ("every permutation must pass, not just one of them",
-                                   [dict(reduce=any, given_only=True)]),
-        "exact equality": ("permuting rows changes the order of floating-point sums, so compare with a "
-                           "tolerance such as np.allclose(..., atol=atol)", [dict(compare="exact")]),
+        "any() instead of all()": (
+            "every permutation must pass, not just one of them",
+            [dict(reduce=any, given_only=True)],
+        ),
+        "exact equality": (
+            "permuting rows changes the order of floating-point sums, so compare with a "
+            "tolerance such as np.allclose(..., atol=atol)",
+            [dict(compare="exact")],
+        ),
         f"a check for {NOUN[other]}": (f"{kind} means f(P X) ≈ {compare_to}", [dict(target=other)]),
-        "checking only the identity": ("f(X) always equals f(X); permute the rows of X",
-                                       [dict(reduce=lambda answers: True),
-                                        dict(default=lambda n: [tuple(range(n))])]),
-        "comparing sorted rows or row multisets": (f"f(P X) must equal {compare_to} row for row, in order",
-                                                   [dict(compare="sorted"), dict(compare="sorted columns"),
-                                                    dict(compare="sorted", tol=1e-8)]),
-        "comparing sums of the outputs": (f"equal sums do not make equal arrays: compare f(P X) with {compare_to} "
-                                          "entry by entry", [dict(compare="sums")]),
-        "atol ignored": ("compare with the `atol` you are given (np.allclose(..., atol=atol)), not a "
-                         "tolerance of your own", [dict(tol=1e-8), dict(tol=1e-5), dict(tol=1.0, given_only=True)]),
+        "checking only the identity": (
+            "f(X) always equals f(X); permute the rows of X",
+            [dict(reduce=lambda answers: True), dict(default=lambda n: [tuple(range(n))])],
+        ),
+        "comparing sorted rows or row multisets": (
+            f"f(P X) must equal {compare_to} row for row, in order",
+            [dict(compare="sorted"), dict(compare="sorted columns"), dict(compare="sorted", tol=1e-8)],
+        ),
+        "comparing sums of the outputs": (
+            f"equal sums do not make equal arrays: compare f(P X) with {compare_to} entry by entry",
+            [dict(compare="sums")],
+        ),
+        "atol ignored": (
+            "compare with the `atol` you are given (np.allclose(..., atol=atol)), not a tolerance of your own",
+            [dict(tol=1e-8), dict(tol=1e-5), dict(tol=1.0, given_only=True)],
+        ),
         SINGLE: (SINGLE_WHY.format(kind=kind), [dict(default=lambda n: [(1, 0) + tuple(range(2, n))])]),
         "too few default permutations": (
             "with perms=None, try permutations that move every row (e.g. every adjacent swap and a full "
             "cycle), not only the first few of itertools.permutations, which all keep row 0 in place",
-            [dict(default=lambda n: list(itertools.islice(itertools.permutations(range(n)), 1, 24)))]),
+            [dict(default=lambda n: list(itertools.islice(itertools.permutations(range(n)), 1, 24)))],
+        ),
     }
     if kind == EQUIVARIANT:
-        sims["the inverse permutation"] = ("P X has row X[p[i]] at position i, so compare f(X[p]) with "
-                                           "f(X)[p]; a 3-cycle is not its own inverse", [dict(inverse=True)])
+        sims["the inverse permutation"] = (
+            "P X has row X[p[i]] at position i, so compare f(X[p]) with f(X)[p]; a 3-cycle is not its own inverse",
+            [dict(inverse=True)],
+        )
     return sims
 
 
 SINGLE = "a single default permutation"
-SINGLE_WHY = ("a function can be {kind} under one permutation and not under others: with perms=None try "
-              "several (all of them for small n; every adjacent swap and a cycle for larger n)")
+SINGLE_WHY = (
+    "a function can be {kind} under one permutation and not under others: with perms=None try "
+    "several (all of them for small n; every adjacent swap and a cycle for larger n)"
+)
 
 
 def _ask(checker, kind, probe, X, perms, kwargs):
@@ -162,21 +191,25 @@ def _answers(kind, questions, knob):
     knob = dict(knob)
     given_only = knob.pop("given_only", False)
     with np.errstate(all="ignore"):
-        return [None if given_only and perms is None else
-                _simulate(kind, probe.f, np.asarray(X, dtype=np.float64), perms, **kwargs, **knob)
-                for probe, X, perms, kwargs in questions]
+        return [
+            None
+            if given_only and perms is None
+            else _simulate(kind, probe.f, np.asarray(X, dtype=np.float64), perms, **kwargs, **knob)
+            for probe, X, perms, kwargs in questions
+        ]
 
 
-_SIMULATED = {}   # kind -> the battery's questions and every simulation's answers (they never change)
-_ASKED = weakref.WeakKeyDictionary()   # a student's checker -> its answers to the battery
+_SIMULATED = {}  # kind -> the battery's questions and every simulation's answers (they never change)
+_ASKED = weakref.WeakKeyDictionary()  # a student's checker -> its answers to the battery
 
 
 def _battery(kind):
     if kind not in _SIMULATED:
         X = _battery_X()
         questions = [(probe, X, perms, kwargs) for probe, perms, kwargs in battery(kind)]
-        answers = {name: [_answers(kind, questions, knob) for knob in knobs]
-                   for name, (_, knobs) in simulations(kind).items()}
+        answers = {
+            name: [_answers(kind, questions, knob) for knob in knobs] for name, (_, knobs) in simulations(kind).items()
+        }
         _SIMULATED[kind] = questions, answers
     return _SIMULATED[kind]
 
@@ -184,7 +217,7 @@ def _battery(kind):
 def _student(kind, checker, questions):
     try:
         cached = _ASKED.get(checker)
-    except TypeError:   # not weakly referenceable: ask again
+    except TypeError:  # not weakly referenceable: ask again
         cached = None
     if cached is None or cached[0] != kind:
         cached = kind, [_ask(checker, kind, *q) for q in questions]
@@ -204,9 +237,11 @@ def diagnose(kind, checker, failing=None):
     if failing is not None and not isinstance(failing[0].f, OnePermutationOnly):
         extra = [failing]
         student.append(_ask(checker, kind, *failing))
-    matches = [(name, why) for name, (why, knobs) in simulations(kind).items()
-               if any(_agree(student, answers + _answers(kind, extra, knob))
-                      for knob, answers in zip(knobs, simulated[name]))]
+    matches = [
+        (name, why)
+        for name, (why, knobs) in simulations(kind).items()
+        if any(_agree(student, answers + _answers(kind, extra, knob)) for knob, answers in zip(knobs, simulated[name]))
+    ]
     if len(matches) == 1 and matches[0][0] is not None:
         return matches[0]
     return None
@@ -234,8 +269,7 @@ class OnePermutationOnly:
         self.offsets = np.arange(len(self.X), dtype=np.float64)
         self.allowed = {tuple(range(len(self.X)))}
         self.seen = set()
-        self.what = (f"a function that is {kind} under the first permutation a checker tries and under "
-                     "no other")
+        self.what = f"a function that is {kind} under the first permutation a checker tries and under no other"
 
     def order(self, Y):
         """sigma with Y = X[sigma], or None when Y is not a reordering of X."""

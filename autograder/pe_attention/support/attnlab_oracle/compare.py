@@ -18,8 +18,21 @@ import numpy as np
 ATOL = 1e-8
 RTOL = 1e-6
 
-__all__ = ["ATOL", "RTOL", "call", "call_as", "show_call", "mutated_arguments", "assert_unchanged", "assert_raises",
-           "assert_pair", "as_array", "assert_shape", "assert_close", "defuse"]
+__all__ = [
+    "ATOL",
+    "RTOL",
+    "call",
+    "call_as",
+    "show_call",
+    "mutated_arguments",
+    "assert_unchanged",
+    "assert_raises",
+    "assert_pair",
+    "as_array",
+    "assert_shape",
+    "assert_close",
+    "defuse",
+]
 
 # The grading engine's own failures (a timeout, a crashed sandbox) pass through unchanged: they are
 # not the submission raising.
@@ -135,8 +148,12 @@ def mutated_arguments(fn, *args, **kwargs):
     reported = getattr(fn, "mutated_arguments", None)
     changed = set()
     if isinstance(reported, (list, tuple, set, frozenset)):
-        changed |= {k for k in reported if (isinstance(k, int) and not isinstance(k, bool) and 0 <= k < len(args))
-                    or (isinstance(k, str) and k in kwargs)}
+        changed |= {
+            k
+            for k in reported
+            if (isinstance(k, int) and not isinstance(k, bool) and 0 <= k < len(args))
+            or (isinstance(k, str) and k in kwargs)
+        }
     changed |= {i for i, (a, c) in enumerate(zip(args, copies)) if not _same(a, c)}
     changed |= {k for k in kwargs if not _same(kwargs[k], kw_copies[k])}
     return sorted(k for k in changed if isinstance(k, int)) + sorted(k for k in changed if isinstance(k, str))
@@ -151,20 +168,26 @@ def assert_unchanged(fn, *args, **kwargs):
         except (TypeError, ValueError):
             names = []
         shown = ", ".join(names[k] if isinstance(k, int) and k < len(names) else str(k) for k in changed)
-        raise AssertionError(f"{show_call(fn, args, kwargs)} changed its input {shown} in place: "
-                             "compute into new arrays and leave the arguments as they were")
+        raise AssertionError(
+            f"{show_call(fn, args, kwargs)} changed its input {shown} in place: "
+            "compute into new arrays and leave the arguments as they were"
+        )
 
 
 def assert_pair(result, expected, what, names):
     """``result`` as a pair of arrays; a pair whose two results match ``expected`` the other way round
     is named. ``names`` are the two results' names, e.g. ("output", "weights")."""
     if not (isinstance(result, (tuple, list)) and len(result) == 2):
-        raise AssertionError(f"{what} should return the pair ({names[0]}, {names[1]}) as a tuple, got "
-                             f"{defuse(type(result).__name__)}")
+        raise AssertionError(
+            f"{what} should return the pair ({names[0]}, {names[1]}) as a tuple, got {defuse(type(result).__name__)}"
+        )
     first, second = (as_array(r, what) for r in result)
     wanted = [np.asarray(e, dtype=np.float64) for e in expected]
-    if _close(first, wanted[1], ATOL, RTOL) and _close(second, wanted[0], ATOL, RTOL) and not \
-            _close(first, wanted[0], ATOL, RTOL):
+    if (
+        _close(first, wanted[1], ATOL, RTOL)
+        and _close(second, wanted[0], ATOL, RTOL)
+        and not _close(first, wanted[0], ATOL, RTOL)
+    ):
         raise AssertionError(f"{what} looks like the pair in the wrong order: return ({names[0]}, {names[1]})")
     return first, second
 
@@ -176,8 +199,9 @@ def as_array(value, what):
     try:
         arr = np.array(value, dtype=np.float64)
     except (TypeError, ValueError) as e:
-        raise AssertionError(f"{what} returned {defuse(type(value).__name__)}, not an array of numbers "
-                             f"({defuse(e)})") from None
+        raise AssertionError(
+            f"{what} returned {defuse(type(value).__name__)}, not an array of numbers ({defuse(e)})"
+        ) from None
     return arr
 
 
@@ -204,14 +228,18 @@ def _how(got, expected, what, atol, rtol):
         err = np.where(finite, np.abs(got - expected), np.where(got == expected, 0.0, np.inf))
     idx = tuple(int(i) for i in np.unravel_index(np.argmax(err), err.shape))
     scale = float(np.max(np.abs(expected[finite]))) if finite.any() else 0.0
-    message = (f"{what} is wrong at {int(wrong.sum())} of {wrong.size} entries; the largest difference "
-               f"is at index {idx}: {err[idx]:.3g}")
+    message = (
+        f"{what} is wrong at {int(wrong.sum())} of {wrong.size} entries; the largest difference "
+        f"is at index {idx}: {err[idx]:.3g}"
+    )
     if scale > 0 and math.isfinite(float(err[idx])):
         relative = float(err[idx]) / scale
         message += f" ({relative:.2g} of the largest expected magnitude)"
         if relative < 1e-4:
-            message += (": errors this small usually come from float32 arithmetic; compute in float64 "
-                        f"(results must agree to rtol={rtol:g}, atol={atol:g})")
+            message += (
+                ": errors this small usually come from float32 arithmetic; compute in float64 "
+                f"(results must agree to rtol={rtol:g}, atol={atol:g})"
+            )
     return message
 
 
@@ -232,7 +260,7 @@ def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL):
         if _close(got, wrong, atol, rtol, equal_nan=True):
             matches.setdefault(name, why)
     if len(matches) == 1:
-        (name, why), = matches.items()
+        ((name, why),) = matches.items()
         raise AssertionError(f"{what} looks like {name}: {why}")
     several = f" (it matches several known mistakes at once: {'; '.join(matches)})" if matches else ""
     if got.shape != expected.shape:

@@ -36,12 +36,13 @@ def _rope_half(X, base):
 
 def rope_variants(X, base=10000.0):
     variants = [
-        ("the rotate-half layout", "rotate the interleaved pairs (2i, 2i+1), not (i, i + d/2)",
-         _rope_half(X, base)),
-        ("a clockwise rotation", "x'_2i = x_2i cos - x_2i+1 sin and x'_2i+1 = x_2i sin + x_2i+1 cos",
-         rope(X, base, clockwise=True)),
-        ("positions counted from 1", "the first row is position 0 and is not rotated",
-         rope(X, base, first_pos=1)),
+        ("the rotate-half layout", "rotate the interleaved pairs (2i, 2i+1), not (i, i + d/2)", _rope_half(X, base)),
+        (
+            "a clockwise rotation",
+            "x'_2i = x_2i cos - x_2i+1 sin and x'_2i+1 = x_2i sin + x_2i+1 cos",
+            rope(X, base, clockwise=True),
+        ),
+        ("positions counted from 1", "the first row is position 0 and is not rotated", rope(X, base, first_pos=1)),
     ]
     if base != 10000.0:
         variants.append(("base ignored (10000 used)", "use the `base` argument", rope(X)))
@@ -61,6 +62,7 @@ def alibi_bias(n, num_heads, *, first_h=1, sign=-1.0, absolute=True):
 def _paper_slopes(num_heads):
     """The ALiBi paper's code: geometric slopes for the nearest power of two below num_heads, topped up
     with every other slope of twice that many heads."""
+
     def geometric(k):
         return [2.0 ** (-8.0 * (h + 1) / k) for h in range(k)]
 
@@ -72,15 +74,30 @@ def alibi_variants(n, num_heads):
     distance = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
     paper = -np.array(_paper_slopes(num_heads))[:, None, None] * distance
     return [
-        ("the ALiBi paper's slopes for a head count that is not a power of two",
-         "here m_h = 2**(-8 (h+1) / num_heads) for every head count, without the paper's interleaving", paper),
-        ("slopes starting at h = 0", "m_h = 2**(-8 (h+1) / num_heads): the first head's slope is "
-         "2**(-8/num_heads), not 1", alibi_bias(n, num_heads, first_h=0)),
-        ("slopes 2**-(h+1) whatever the number of heads", "m_h = 2**(-8 (h+1) / num_heads): the 8 in the "
-         "exponent is shared out among the heads (2**-(h+1) is right only for 8 heads)",
-         -(2.0 ** -np.arange(1.0, num_heads + 1))[:, None, None] * distance),
-        ("the wrong sign", "the bias is a penalty, -m_h |i - j|: farther keys get lower scores",
-         alibi_bias(n, num_heads, sign=1.0)),
-        ("i - j without the absolute value", "the bias uses the distance |i - j|",
-         alibi_bias(n, num_heads, absolute=False)),
+        (
+            "the ALiBi paper's slopes for a head count that is not a power of two",
+            "here m_h = 2**(-8 (h+1) / num_heads) for every head count, without the paper's interleaving",
+            paper,
+        ),
+        (
+            "slopes starting at h = 0",
+            "m_h = 2**(-8 (h+1) / num_heads): the first head's slope is 2**(-8/num_heads), not 1",
+            alibi_bias(n, num_heads, first_h=0),
+        ),
+        (
+            "slopes 2**-(h+1) whatever the number of heads",
+            "m_h = 2**(-8 (h+1) / num_heads): the 8 in the "
+            "exponent is shared out among the heads (2**-(h+1) is right only for 8 heads)",
+            -(2.0 ** -np.arange(1.0, num_heads + 1))[:, None, None] * distance,
+        ),
+        (
+            "the wrong sign",
+            "the bias is a penalty, -m_h |i - j|: farther keys get lower scores",
+            alibi_bias(n, num_heads, sign=1.0),
+        ),
+        (
+            "i - j without the absolute value",
+            "the bias uses the distance |i - j|",
+            alibi_bias(n, num_heads, absolute=False),
+        ),
     ]

@@ -19,6 +19,10 @@ def permutation_matrix_variants(perm):
     inverse = np.zeros((len(perm), len(perm)))
     for i, p in enumerate(perm):
         inverse[p][i] = 1.0
-    return [("the inverse permutation (P transposed)",
-             "row i of P must pick row perm[i] of X, so P[i, perm[i]] = 1, not P[perm[i], i] = 1",
-             inverse)]
+    return [
+        (
+            "the inverse permutation (P transposed)",
+            "row i of P must pick row perm[i] of X, so P[i, perm[i]] = 1, not P[perm[i], i] = 1",
+            inverse,
+        )
+    ]

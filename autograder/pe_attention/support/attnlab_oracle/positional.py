@@ -7,8 +7,7 @@ import numpy as np
 __all__ = ["pe_rows", "pe", "pe_variants", "shift_matrix", "shift_variants"]
 
 
-def pe_rows(positions, d_model, base=10000.0, *, exponent=lambda j, d: 2 * (j // 2) / d,
-            first_pos=0, swap=False):
+def pe_rows(positions, d_model, base=10000.0, *, exponent=lambda j, d: 2 * (j // 2) / d, first_pos=0, swap=False):
     """PE rows for the given positions; the keyword arguments build the wrong variants."""
     rows = []
     for pos in positions:
@@ -41,20 +40,31 @@ def pe_variants(seq_len, d_model, base=10000.0):
     interleave = "columns 2i and 2i+1 hold the sin and cos of the same angle, side by side"
     variants = [
         ("concatenated [sin | cos] halves", interleave, _pe_halves(seq_len, d_model, base)),
-        ("exponent i/d_model instead of 2i/d_model",
-         "pair i uses base**(2i/d_model) in the denominator",
-         pe_rows(range(seq_len), d_model, base, exponent=lambda j, d: (j // 2) / d)),
-        ("exponent j/d_model with the column index j",
-         "both columns of pair i share the exponent 2i/d_model",
-         pe_rows(range(seq_len), d_model, base, exponent=lambda j, d: j / d)),
-        ("sin and cos swapped", "even columns are sines, odd columns cosines",
-         pe_rows(range(seq_len), d_model, base, swap=True)),
-        ("positions counted from 1", "the first row is position 0",
-         pe_rows(range(seq_len), d_model, base, first_pos=1)),
+        (
+            "exponent i/d_model instead of 2i/d_model",
+            "pair i uses base**(2i/d_model) in the denominator",
+            pe_rows(range(seq_len), d_model, base, exponent=lambda j, d: (j // 2) / d),
+        ),
+        (
+            "exponent j/d_model with the column index j",
+            "both columns of pair i share the exponent 2i/d_model",
+            pe_rows(range(seq_len), d_model, base, exponent=lambda j, d: j / d),
+        ),
+        (
+            "sin and cos swapped",
+            "even columns are sines, odd columns cosines",
+            pe_rows(range(seq_len), d_model, base, swap=True),
+        ),
+        (
+            "positions counted from 1",
+            "the first row is position 0",
+            pe_rows(range(seq_len), d_model, base, first_pos=1),
+        ),
     ]
     if base != 10000.0:
-        variants.append(("base ignored (10000 used)", "use the `base` argument",
-                         pe_rows(range(seq_len), d_model, 10000.0)))
+        variants.append(
+            ("base ignored (10000 used)", "use the `base` argument", pe_rows(range(seq_len), d_model, 10000.0))
+        )
     return variants
 
 
@@ -71,10 +81,13 @@ def shift_matrix(k, d_model, base=10000.0, *, transposed=False):
 
 
 def shift_variants(k, d_model, base=10000.0):
-    variants = [("the transposed rotation block",
-                 "[[cos, -sin], [sin, cos]] shifts by -k; row 2i must be [cos kw, sin kw]",
-                 shift_matrix(k, d_model, base, transposed=True))]
+    variants = [
+        (
+            "the transposed rotation block",
+            "[[cos, -sin], [sin, cos]] shifts by -k; row 2i must be [cos kw, sin kw]",
+            shift_matrix(k, d_model, base, transposed=True),
+        )
+    ]
     if base != 10000.0:
-        variants.append(("base ignored (10000 used)", "use the `base` argument",
-                         shift_matrix(k, d_model, 10000.0)))
+        variants.append(("base ignored (10000 used)", "use the `base` argument", shift_matrix(k, d_model, 10000.0)))
     return variants

@@ -13,11 +13,24 @@ import numpy as np
 
 
 __all__ = [
-    "self_attention_layer", "with_positional_encoding", "multi_head_layer", "encoder_layer",
-    "reverse_rows", "roll_rows", "broadcast_mean", "affine", "unchanged_rows", "position_offsets",
+    "self_attention_layer",
+    "with_positional_encoding",
+    "multi_head_layer",
+    "encoder_layer",
+    "reverse_rows",
+    "roll_rows",
+    "broadcast_mean",
+    "affine",
+    "unchanged_rows",
+    "position_offsets",
     "mean_pool",
-    "sum_first_two", "first_row_and_rest_sum", "weighted_row_sum", "rows_through_largest", "Probe",
-    "attention_probes", "row_probes",
+    "sum_first_two",
+    "first_row_and_rest_sum",
+    "weighted_row_sum",
+    "rows_through_largest",
+    "Probe",
+    "attention_probes",
+    "row_probes",
 ]
 
 
@@ -43,8 +56,12 @@ def with_positional_encoding(X, W_Q, W_K, W_V):
 
 def multi_head_layer(X, W_Q, W_K, W_V, W_O, num_heads):
     d_h, d_v = W_Q.shape[1] // num_heads, W_V.shape[1] // num_heads
-    heads = [self_attention_layer(X, W_Q[:, h * d_h:(h + 1) * d_h], W_K[:, h * d_h:(h + 1) * d_h],
-                                  W_V[:, h * d_v:(h + 1) * d_v]) for h in range(num_heads)]
+    heads = [
+        self_attention_layer(
+            X, W_Q[:, h * d_h : (h + 1) * d_h], W_K[:, h * d_h : (h + 1) * d_h], W_V[:, h * d_v : (h + 1) * d_v]
+        )
+        for h in range(num_heads)
+    ]
     return np.concatenate(heads, axis=1) @ W_O
 
 
@@ -135,19 +152,21 @@ def attention_probes(d_model=4, seed=0):
     sa = functools.partial(self_attention_layer, W_Q=W_Q, W_K=W_K, W_V=W_V)
     sa_pe = functools.partial(with_positional_encoding, W_Q=W_Q, W_K=W_K, W_V=W_V)
     mha = functools.partial(multi_head_layer, W_Q=W_Q, W_K=W_K, W_V=W_V, W_O=W_O, num_heads=2)
-    enc = functools.partial(encoder_layer, W_Q=W_Q, W_K=W_K, W_V=W_V, W_O=W_O, W_1=W_1, W_2=W_2,
-                            num_heads=2)
+    enc = functools.partial(encoder_layer, W_Q=W_Q, W_K=W_K, W_V=W_V, W_O=W_O, W_1=W_1, W_2=W_2, num_heads=2)
     return {
         "self-attention": Probe("self-attention without positional encoding", sa, True, False),
         "self-attention + PE": Probe("self-attention with positional encoding added", sa_pe, False, False),
         "multi-head": Probe("multi-head attention without positional encoding", mha, True, False),
         "encoder": Probe("a transformer encoder layer without positional encoding", enc, True, False),
-        "pooled self-attention": Probe("mean-pooled self-attention without positional encoding",
-                                       functools.partial(mean_pool, f=sa), False, True),
-        "pooled encoder": Probe("a mean-pooled encoder layer without positional encoding",
-                                functools.partial(mean_pool, f=enc), False, True),
-        "pooled self-attention + PE": Probe("mean-pooled self-attention with positional encoding",
-                                            functools.partial(mean_pool, f=sa_pe), False, False),
+        "pooled self-attention": Probe(
+            "mean-pooled self-attention without positional encoding", functools.partial(mean_pool, f=sa), False, True
+        ),
+        "pooled encoder": Probe(
+            "a mean-pooled encoder layer without positional encoding", functools.partial(mean_pool, f=enc), False, True
+        ),
+        "pooled self-attention + PE": Probe(
+            "mean-pooled self-attention with positional encoding", functools.partial(mean_pool, f=sa_pe), False, False
+        ),
     }
 
 
@@ -160,29 +179,54 @@ def row_probes(n):
         "roll": Probe("rolling the rows by one", roll_rows, False, False),
         "mean": Probe("the broadcast mean row", broadcast_mean, True, True),
         "affine": Probe("2 X + 1 (row by row)", affine, True, False),
-        "offsets 0,0,1,..": Probe("adding a different offset to each row but the first two",
-                                  functools.partial(position_offsets, offsets=first_two_equal), False, False),
-        "palindromic offsets": Probe("adding offsets that read the same backwards to the rows",
-                                     functools.partial(position_offsets, offsets=palindrome), False, False),
-        "small offsets": Probe("adding offsets of at most 1e-4 * (n - 1) to the rows",
-                               functools.partial(position_offsets, offsets=[1e-4 * k for k in range(n)]),
-                               False, False),
+        "offsets 0,0,1,..": Probe(
+            "adding a different offset to each row but the first two",
+            functools.partial(position_offsets, offsets=first_two_equal),
+            False,
+            False,
+        ),
+        "palindromic offsets": Probe(
+            "adding offsets that read the same backwards to the rows",
+            functools.partial(position_offsets, offsets=palindrome),
+            False,
+            False,
+        ),
+        "small offsets": Probe(
+            "adding offsets of at most 1e-4 * (n - 1) to the rows",
+            functools.partial(position_offsets, offsets=[1e-4 * k for k in range(n)]),
+            False,
+            False,
+        ),
         "first two summed": Probe("X[0] + X[1] followed by the other rows", sum_first_two, False, False),
-        "first row offset": Probe("adding 1 to the first row only",
-                                  functools.partial(position_offsets, offsets=[1.0] + [0.0] * (n - 1)),
-                                  False, False),
-        "first row and rest sum": Probe("row 0 followed by the sum of the other rows",
-                                        first_row_and_rest_sum, False, False),
-        "offsets 0,0,10,..": Probe("adding offsets 0, 0, 10, 20, ... to the rows",
-                                   functools.partial(position_offsets, offsets=[0.0, 0.0] + [10.0 * k for k in
-                                                                                             range(1, n - 1)]),
-                                   False, False),
-        "offsets 1e-3": Probe("adding offsets of 1e-3 * k to row k",
-                              functools.partial(position_offsets, offsets=[1e-3 * k for k in range(n)]),
-                              False, False),
-        "weighted sum 1e-4": Probe("the sum of the rows weighted by 1 + 1e-4 * k",
-                                   functools.partial(weighted_row_sum, step=1e-4), False, False),
-        "rows through largest": Probe("the rows up to the one with the largest first entry (its shape "
-                                      "changes when the rows move)", rows_through_largest, False, False),
+        "first row offset": Probe(
+            "adding 1 to the first row only",
+            functools.partial(position_offsets, offsets=[1.0] + [0.0] * (n - 1)),
+            False,
+            False,
+        ),
+        "first row and rest sum": Probe(
+            "row 0 followed by the sum of the other rows", first_row_and_rest_sum, False, False
+        ),
+        "offsets 0,0,10,..": Probe(
+            "adding offsets 0, 0, 10, 20, ... to the rows",
+            functools.partial(position_offsets, offsets=[0.0, 0.0] + [10.0 * k for k in range(1, n - 1)]),
+            False,
+            False,
+        ),
+        "offsets 1e-3": Probe(
+            "adding offsets of 1e-3 * k to row k",
+            functools.partial(position_offsets, offsets=[1e-3 * k for k in range(n)]),
+            False,
+            False,
+        ),
+        "weighted sum 1e-4": Probe(
+            "the sum of the rows weighted by 1 + 1e-4 * k", functools.partial(weighted_row_sum, step=1e-4), False, False
+        ),
+        "rows through largest": Probe(
+            "the rows up to the one with the largest first entry (its shape changes when the rows move)",
+            rows_through_largest,
+            False,
+            False,
+        ),
         "identity": Probe("the identity f(X) = X", unchanged_rows, True, False),
     }

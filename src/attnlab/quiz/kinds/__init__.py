@@ -14,8 +14,14 @@ from .order import Order
 from .proof_step import ProofStep
 
 KINDS: dict[str, Kind] = {
-    "symbolic": Expression("symbolic"), "matrix": Expression("matrix"), "numeric": Numeric(),
-    "choice": Choice(), "proof": ProofStep(), "chain": Chain(), "order": Order(), "free": Free(),
+    "symbolic": Expression("symbolic"),
+    "matrix": Expression("matrix"),
+    "numeric": Numeric(),
+    "choice": Choice(),
+    "proof": ProofStep(),
+    "chain": Chain(),
+    "order": Order(),
+    "free": Free(),
 }
 
 __all__ = ["KINDS", "Kind"]

@@ -33,8 +33,9 @@ class Kind:
     def check_without_key(self, item: Item, answer: str) -> Verdict:
         """A student's copy holds no key for a graded item: say whether the answer reads, nothing more."""
         self.read(item, answer)
-        return Verdict(GRADED, "This question is graded by your instructor: your answer can be read, "
-                               "and it is not checked here.")
+        return Verdict(
+            GRADED, "This question is graded by your instructor: your answer can be read, and it is not checked here."
+        )
 
     def key_text(self, item: Item, student: str | None = None) -> str:
         """The key as a student would type it."""

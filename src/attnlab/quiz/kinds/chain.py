@@ -39,14 +39,18 @@ class Chain(Kind):
             return Verdict(WRONG, f"Not finished: that is only the start; write the steps from it to {item.key}.")
         for verdict in proof.check_chain(steps, start=start, seed=seed_of(item.id, answer)):
             if not verdict.ok:
-                return Verdict(WRONG, f"Step {verdict.index} ('{quote(parts[verdict.index - 1])}') "
-                                      f"does not follow: {verdict.reason}")
+                return Verdict(
+                    WRONG,
+                    f"Step {verdict.index} ('{quote(parts[verdict.index - 1])}') does not follow: {verdict.reason}",
+                )
         if steps[-1] != target:
-            return Verdict(WRONG, f"Not finished: every step holds, but the chain stops at "
-                                  f"'{quote(parts[-1])}'; it must end at {item.key}.")
+            return Verdict(
+                WRONG,
+                f"Not finished: every step holds, but the chain stops at "
+                f"'{quote(parts[-1])}'; it must end at {item.key}.",
+            )
         if not any(step not in (start, target) for step in steps[:-1]):
-            return Verdict(WRONG, f"Not finished: show the steps between the start and {item.key}, "
-                                  "not only the end.")
+            return Verdict(WRONG, f"Not finished: show the steps between the start and {item.key}, not only the end.")
         return right(item)
 
     def symbols(self, item: Item) -> str:

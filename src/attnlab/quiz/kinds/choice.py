@@ -47,8 +47,7 @@ class Choice(Kind):
             return Verdict(UNREADABLE, "Cannot read this answer: choose exactly one option.")
         if sorted(set(chosen)) == sorted(key):
             return right(item)
-        notes = [f"({c}) {item.option_feedback[c]}" for c in chosen
-                 if c not in key and c in item.option_feedback]
+        notes = [f"({c}) {item.option_feedback[c]}" for c in chosen if c not in key and c in item.option_feedback]
         missed = [k for k in key if k not in chosen]
         if item.multiple and missed:
             notes.append(f"{len(missed)} right option(s) not chosen.")
@@ -68,16 +67,20 @@ class Choice(Kind):
     def moodle(self, item: Item, element: Element) -> list[str] | None:
         right_ones = keys(item)
         wrong_ones = [label for label in item.options if label not in right_ones]
-        lines = [f"<single>{'false' if item.multiple else 'true'}</single>",
-                 "<shuffleanswers>0</shuffleanswers>", "<answernumbering>abc</answernumbering>"]
+        lines = [
+            f"<single>{'false' if item.multiple else 'true'}</single>",
+            "<shuffleanswers>0</shuffleanswers>",
+            "<answernumbering>abc</answernumbering>",
+        ]
         for label, option in item.options.items():
             if label in right_ones:
                 fraction = f"{100 / len(right_ones):.5f}"
             else:
                 fraction = f"-{100 / max(len(wrong_ones), 1):.5f}" if item.multiple else "0"
             feedback = element("feedback", item.option_feedback.get(label, ""))
-            lines.append(element("answer", option, attrs=f' fraction="{fraction}"').replace(
-                "</answer>", feedback + "</answer>"))
+            lines.append(
+                element("answer", option, attrs=f' fraction="{fraction}"').replace("</answer>", feedback + "</answer>")
+            )
         return lines
 
     def verify(self, item: Item, defs: Any) -> str | None:

@@ -14,9 +14,9 @@ from .common import known_wrong, namespace, not_simplest, parsed_key, sides
 
 SYNTAX = {
     "symbolic": "an expression: `*` (or a space) multiplies, `**` or `^` raises to a power, "
-                f"`{' '.join([*FUNCTIONS, *CONSTANTS])}` are known.",
+    f"`{' '.join([*FUNCTIONS, *CONSTANTS])}` are known.",
     "matrix": "a nested list `[[a, b], [c, d]]` whose entries are expressions (`*` multiplies, "
-              "`**` or `^` raises to a power).",
+    "`**` or `^` raises to a power).",
 }
 
 

@@ -49,8 +49,9 @@ def within(value: float, key: float, item: Item) -> bool:
 
 class Numeric(Kind):
     fields = ("key", "decimals", "notes", "feedback", "holds", "where")
-    syntax = ("a number to the decimals the question asks for, e.g. `12.34` (arithmetic such as "
-              "`4*4.12 + 1.5*3.66` is fine).")
+    syntax = (
+        "a number to the decimals the question asks for, e.g. `12.34` (arithmetic such as `4*4.12 + 1.5*3.66` is fine)."
+    )
     moodle_type = "numerical"
     per_student = True
 
@@ -77,8 +78,9 @@ class Numeric(Kind):
         for known in item.feedback:
             if value.imag == 0 and within(value.real, value_of(parse(known.answer, quantities()), student), item):
                 return wrong(known.says)
-        return wrong(f"recompute it step by step with your own numbers; the question asks for "
-                     f"{item.decimals} decimals.")
+        return wrong(
+            f"recompute it step by step with your own numbers; the question asks for {item.decimals} decimals."
+        )
 
     def canvas(self, item: Item, text: Writer) -> list[str] | None:
         if item.tolerance < MIN_CANVAS_TOLERANCE:
@@ -86,16 +88,20 @@ class Numeric(Kind):
         return [f"=   {numeric_key(item):.6g} +- {item.tolerance:g}"]
 
     def moodle(self, item: Item, element: Element) -> list[str] | None:
-        return [f'<answer fraction="100" format="moodle_auto_format"><text>{numeric_key(item):.10g}</text>'
-                f"<tolerance>{item.tolerance:g}</tolerance></answer>"]
+        return [
+            f'<answer fraction="100" format="moodle_auto_format"><text>{numeric_key(item):.10g}</text>'
+            f"<tolerance>{item.tolerance:g}</tolerance></answer>"
+        ]
 
     def verify(self, item: Item, defs: Any) -> str | None:
         """For the notes' numbers and many students': the key satisfies ``holds``, stays nontrivial at
         the decimals the prompt states, and (notes' numbers) rounds to the value the notes print."""
         stated = _DECIMALS.findall(item.prompt)
         if stated != [str(item.decimals)]:
-            return (f"the prompt asks for {' and '.join(stated) or 'no stated number of'} decimals but "
-                    f"the item grades to {item.decimals}: say 'to {item.decimals} decimals' in the prompt")
+            return (
+                f"the prompt asks for {' and '.join(stated) or 'no stated number of'} decimals but "
+                f"the item grades to {item.decimals}: say 'to {item.decimals} decimals' in the prompt"
+            )
         for student in [None, *(f"verify-{k}" for k in range(VARIANTS_CHECKED))]:
             ill = illustration(student=student)
             key = numeric_key(item, student=student)
@@ -109,6 +115,7 @@ class Numeric(Kind):
             if not nontrivial(sp.Float(key, 30), item.decimals):
                 return f"{who} make it trivial: the key is {key:.{item.decimals}f} at {item.decimals} decimals"
             if student is None and (item.notes is None or abs(round(key, item.decimals) - item.notes) > 1e-12):
-                return (f"for the notes' numbers the key rounds to {key:.{item.decimals}f}, but 'notes' "
-                        f"says {item.notes}")
+                return (
+                    f"for the notes' numbers the key rounds to {key:.{item.decimals}f}, but 'notes' says {item.notes}"
+                )
         return None

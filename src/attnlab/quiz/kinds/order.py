@@ -41,8 +41,11 @@ class Order(Kind):
         unknown = sorted({s for k, v in item.needs.items() for s in (k, *v)} - set(item.options))
         if unknown:
             return f"'needs' names steps that do not exist: {unknown}"
-        orders = [o for o in itertools.permutations(item.options)
-                  if all(o.index(x) < o.index(step) for step, before in item.needs.items() for x in before)]
+        orders = [
+            o
+            for o in itertools.permutations(item.options)
+            if all(o.index(x) < o.index(step) for step, before in item.needs.items() for x in before)
+        ]
         if len(orders) != 1:
             return f"'needs' allows {len(orders)} orders; it must allow exactly one"
         if list(orders[0]) != keys:

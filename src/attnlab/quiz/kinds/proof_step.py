@@ -17,8 +17,10 @@ PROOF_SEEDS = 3  # sets of random worlds verify derives a proof key in
 
 def matrices_text() -> str:
     scalars = " ".join(f"`{s}`" for s in proof.SCALARS)
-    return (f"the matrices `{' '.join(proof.NAMES)}`, the identity `I`, the scalar(s) {scalars} "
-            "and `softmax(...)` (row by row)")
+    return (
+        f"the matrices `{' '.join(proof.NAMES)}`, the identity `I`, the scalar(s) {scalars} "
+        "and `softmax(...)` (row by row)"
+    )
 
 
 def derive(item: Item, extra: dict[str, Any]) -> str | None:
@@ -37,8 +39,9 @@ def derive(item: Item, extra: dict[str, Any]) -> str | None:
 
 class ProofStep(Kind):
     fields = ("key", "feedback", "not_in_answer", "simplest", "holds", "where")
-    syntax = ("a matrix expression with `*` or a space between matrices (they do not commute), `^T` or "
-              "`.T` to transpose.")
+    syntax = (
+        "a matrix expression with `*` or a space between matrices (they do not commute), `^T` or `.T` to transpose."
+    )
 
     def read(self, item: Item, answer: str) -> Any:
         return parse(answer, namespace(item))
@@ -55,8 +58,11 @@ class ProofStep(Kind):
             found = proof.shortcuts(got)
             hint = "use " + " and ".join(found) if found else "write it with fewer factors"
             return not_simplest(item, got, hint) or right(item)
-        return wrong(known_wrong(item, got, lambda a, b: proof.compare(a, b, seed=seed))
-                     or proof.explain(got, key) or reason(result))
+        return wrong(
+            known_wrong(item, got, lambda a, b: proof.compare(a, b, seed=seed))
+            or proof.explain(got, key)
+            or reason(result)
+        )
 
     def symbols(self, item: Item) -> str:
         return matrices_text()
