@@ -191,5 +191,32 @@ def test_do_public_and_hidden_tests_accept_a_list_for_a_pair_of_results(test_fil
     assert all(r[0] == r[1] for r in results.values()), results
 
 
-def test_does_the_simulated_default_set_try_every_permutation_of_five_rows():
-    assert len(list(itertools.permutations(range(5)))) - 1 == len(oracle.checkers._enough_permutations(5))
+def test_does_the_default_set_try_every_permutation_of_five_rows():
+    assert sorted(oracle.probes.reorderings(5)) == [p for p in itertools.permutations(range(5)) if p != tuple(range(5))]
+
+
+def test_does_the_default_set_for_seven_rows_move_row_zero_and_hold_only_permutations():
+    perms = oracle.probes.reorderings(7)
+    assert all(sorted(p) == list(range(7)) for p in perms)
+    assert any(p[0] != 0 for p in perms) and len(set(perms)) == len(perms) and tuple(range(7)) not in perms
+
+
+@pytest.mark.parametrize("kind", ["row", "attention"])
+def test_are_the_answers_a_lent_probe_declares_its_outputs_on_those_inputs(kind):
+    probes = oracle.probes.row_probes(5) if kind == "row" else oracle.probes.attention_probes()
+    X = np.random.default_rng(7).normal(size=(5, 4))
+    for probe in probes.values():
+        lent = probe.lent(X)
+        inputs, outputs = lent.known_answers()
+        assert len(inputs) == len(outputs) >= 1
+        assert np.array_equal(inputs[0], X)
+        for x, y in zip(inputs, outputs):
+            assert np.array_equal(probe.f(x.copy()), y)
+        assert np.array_equal(lent(X.copy()), probe.f(X.copy()))
+
+
+def test_does_a_probe_that_remembers_its_calls_declare_no_answers():
+    X = np.random.default_rng(7).normal(size=(4, 3))
+    f = oracle.checkers.OnePermutationOnly(X, "equivariant")
+    lent = oracle.probes.Probe(f.what, f, False, False, pure=False).lent(X)
+    assert lent is f and not hasattr(lent, "known_answers")

@@ -89,6 +89,72 @@ def look(f, x):
         assert secret not in clues
 
 
+class Counted:
+    """A pure function of one array that declares its outputs on ``inputs`` and counts its calls."""
+
+    def __init__(self, inputs):
+        self.inputs, self.calls = inputs, 0
+
+    def __call__(self, x):
+        self.calls += 1
+        return 2.0 * x + 1.0
+
+    def known_answers(self):
+        return np.stack(self.inputs), np.stack([2.0 * x + 1.0 for x in self.inputs])
+
+
+def test_does_a_lent_function_answer_its_declared_inputs_on_the_student_side_and_others_by_call(zygote):
+    sb = start(
+        zygote,
+        """
+import numpy as np
+def use(f, X):
+    known = f(X.copy())
+    known[:] = -1.0  # the student's copy: the next answer for X must not change
+    again, other = f(X[[1, 0, 2]]), f(X + 0.5)
+    return f(X), again, other, f(X.astype(np.float32))
+""",
+    )
+    X = np.arange(6.0).reshape(3, 2)
+    f = Counted([X, X[[1, 0, 2]]])
+    (first, again, other, single), _ = sb.call("use", None, (f, X), {}, 10)
+    sb.kill()
+    assert np.array_equal(first, 2.0 * X + 1.0) and np.array_equal(again, 2.0 * X[[1, 0, 2]] + 1.0)
+    assert np.array_equal(other, 2.0 * (X + 0.5) + 1.0)
+    assert single.dtype == np.float32 and np.allclose(single, 2.0 * X + 1.0)
+    assert f.calls == 2  # X + 0.5 and the float32 copy: not among the declared inputs
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [
+        None,
+        "text",
+        (np.zeros((2, 2)),),
+        (np.zeros((2, 2)), np.zeros((3, 2))),
+        (np.zeros(()), np.zeros(())),
+        (np.array(["a"]), np.array(["b"])),
+        [np.zeros((1, 2)), np.zeros((1, 2))],
+    ],
+    ids=["none", "text", "one array", "lengths differ", "scalars", "strings", "a list"],
+)
+def test_is_a_function_with_unusable_declared_answers_still_called_by_round_trip(zygote, answers):
+    sb = start(zygote, "def use(f, X):\n    return f(X)\n")
+    calls = []
+
+    class Declares:
+        def __call__(self, x):
+            calls.append(1)
+            return x + 1.0
+
+        def known_answers(self):
+            return answers
+
+    result, _ = sb.call("use", None, (Declares(), np.zeros((1, 2))), {}, 10)
+    sb.kill()
+    assert np.array_equal(result, np.ones((1, 2))) and calls == [1]
+
+
 def test_does_a_public_row_never_see_what_a_hidden_case_gave_the_student(zygote, tmp_path):
     sub = tmp_path / "recorder.py"
     sub.write_text("""
@@ -132,8 +198,18 @@ def test_does_a_sandbox_that_never_reads_stall_the_trusted_side_only_until_its_d
         b"d" + struct.pack(">I", 1) + b"l" + struct.pack(">I", 0) + b"N",
         b"i" + struct.pack(">I", 3) + "١٢٣".encode()[:3],
         b"s" + struct.pack(">I", 2**32 - 1),
+        b"H" + struct.pack(">I", 1) + b"N",
+        b"H" + struct.pack(">I", 1) + wire.encode((np.zeros((2, 1)), np.zeros((3, 1)))),
     ],
-    ids=["shape (0, 2**63)", "huge shape", "unhashable key", "bad digits", "truncated"],
+    ids=[
+        "shape (0, 2**63)",
+        "huge shape",
+        "unhashable key",
+        "bad digits",
+        "truncated",
+        "answers none",
+        "answers of unequal lengths",
+    ],
 )
 def test_does_a_malformed_value_raise_only_wire_error(frame):
     with pytest.raises(wire.WireError):

@@ -1,6 +1,7 @@
 import json
 
 import numpy as np
+import pytest
 
 from attnlab.grade import messages, source
 from attnlab.grade.session import StudentTimeout, student_exception
@@ -39,6 +40,24 @@ def test_do_magics_become_get_ipython_calls_in_the_sandbox():
     from attnlab.grade.sandbox import python_source
 
     assert python_source("%matplotlib inline\nx = 1") == "get_ipython().run_line_magic('matplotlib', 'inline')\nx = 1\n"
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "x = 7 % 3 != 1\nprint(f'{x!r}?')\n",
+        "s = '%d items' % 3  # %matplotlib inline\n",
+        "def f(a):\n    return a if a != 0 else -a\n",
+    ],
+)
+def test_is_plain_python_with_percent_or_bang_read_as_ipython_reads_it(cell):
+    import ast
+
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    from attnlab.grade.sandbox import python_source
+
+    assert ast.dump(ast.parse(python_source(cell))) == ast.dump(ast.parse(TransformerManager().transform_cell(cell)))
 
 
 def test_does_a_numpy_testing_dump_never_reach_the_student():

@@ -51,7 +51,7 @@ def _shown(probe, X, given):
 def _ask(checker, probe, X, perms=None, **kwargs):
     given = _given(perms, kwargs)
     try:
-        answer = oracle.call_as(_shown(probe, X, given), checker, probe.f, X, **given)
+        answer = oracle.call_as(_shown(probe, X, given), checker, probe.lent(X, perms), X, **given)
     except AssertionError as e:
         if probe.f is oracle.probes.rows_through_largest:
             raise AssertionError(f"{e} (a result of a different shape is not {KIND}: return False, "
@@ -80,7 +80,7 @@ def _expect(checker, probe, X, expected, perms=None, hint=None, **kwargs):
 
 def _one_permutation_only(X):
     f = oracle.checkers.OnePermutationOnly(X, KIND)
-    return oracle.probes.Probe(f.what, f, False, False)
+    return oracle.probes.Probe(f.what, f, False, False, pure=False)
 
 
 @test_case(points=1, hidden=True)
@@ -90,7 +90,7 @@ def test_equivariant_layers(is_permutation_equivariant):
     for key in ("self-attention", "multi-head", "encoder"):
         _expect(is_permutation_equivariant, probes[key], X, True)
     _expect(is_permutation_equivariant, oracle.probes.row_probes(4)["mean"], X, True)
-    oracle.assert_unchanged(is_permutation_equivariant, probes["self-attention"].f, X)
+    oracle.assert_unchanged(is_permutation_equivariant, probes["self-attention"].lent(X), X)
 
 
 @test_case(points=1, hidden=True)

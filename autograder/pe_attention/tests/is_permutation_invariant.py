@@ -52,7 +52,7 @@ def _shown(probe, X, given):
 def _ask(checker, probe, X, perms=None, **kwargs):
     given = _given(perms, kwargs)
     try:
-        answer = oracle.call_as(_shown(probe, X, given), checker, probe.f, X, **given)
+        answer = oracle.call_as(_shown(probe, X, given), checker, probe.lent(X, perms), X, **given)
     except AssertionError as e:
         if probe.f is oracle.probes.rows_through_largest:
             raise AssertionError(f"{e} (a result of a different shape is not {KIND}: return False, "
@@ -81,7 +81,7 @@ def _expect(checker, probe, X, expected, perms=None, hint=None, **kwargs):
 
 def _one_permutation_only(X):
     f = oracle.checkers.OnePermutationOnly(X, KIND)
-    return oracle.probes.Probe(f.what, f, False, False)
+    return oracle.probes.Probe(f.what, f, False, False, pure=False)
 
 
 @test_case(points=1, hidden=True)
@@ -91,7 +91,7 @@ def test_invariant_functions(is_permutation_invariant):
     probes = oracle.probes.attention_probes()
     for probe in (oracle.probes.row_probes(4)["mean"], probes["pooled self-attention"], probes["pooled encoder"]):
         _expect(is_permutation_invariant, probe, X, True)
-    oracle.assert_unchanged(is_permutation_invariant, probes["pooled self-attention"].f, X)
+    oracle.assert_unchanged(is_permutation_invariant, probes["pooled self-attention"].lent(X), X)
 
 
 @test_case(points=1, hidden=True)

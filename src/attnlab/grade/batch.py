@@ -141,6 +141,42 @@ def main(
         support_dir = paths.autograder_dir() / "support"
     support_dir = Path(support_dir).resolve() if support_dir else None
     limits = Limits.from_timeout(timeout, memory_mb)
+    store = out / "submissions"
+    config = dict(
+        tests_dir=str(tests_dir),
+        support_dir=str(support_dir) if support_dir else None,
+        out=str(store),
+        limits=limits.__dict__,
+        isolate=True,
+        parent=os.getpid(),
+    )
+    jobs = jobs or os.cpu_count() or 1
+    # the workers start now (a second each, most of it their sandboxes' interpreter) and get ready
+    # while this process loads the tests and looks through the submissions
+    early = _start_workers(config, jobs)
+    try:
+        return _grade(
+            submissions, out, tests_dir, support_dir, limits, config, jobs, early, force, the_roster, progress
+        )
+    finally:
+        for w in early:
+            if w.proc.poll() is None and not w.handed:
+                w.kill()
+
+
+def _grade(
+    submissions: list[Path],
+    out: Path,
+    tests_dir: Path,
+    support_dir: Path | None,
+    limits: Limits,
+    config: dict,
+    jobs: int,
+    early: list["_Worker"],
+    force: bool,
+    the_roster: canvas.Roster | None,
+    progress: bool,
+) -> Run:
     tests = load_tests(tests_dir, support_dir)
     questions = [(tf.name, tf.points) for tf in tests]
     fingerprint = _tests_fingerprint(tests_dir, support_dir, limits)
@@ -184,15 +220,7 @@ def main(
     write_grades()
     if todo:
         threading.Thread(target=analysis.preload, daemon=True).start()
-        config = dict(
-            tests_dir=str(tests_dir),
-            support_dir=str(support_dir) if support_dir else None,
-            out=str(store),
-            limits=limits.__dict__,
-            isolate=True,
-            parent=os.getpid(),
-        )
-        _schedule(todo, config, jobs or os.cpu_count() or 1, limits, questions, store, done, progress)
+        _schedule(todo, config, jobs, limits, questions, store, done, progress, tuple(early))
     write_grades()
 
     written = [out / "grades.csv", out / "found.csv"]
@@ -441,6 +469,7 @@ class _Worker:
         self.since = 0.0
         self.ready = False
         self.served = 0
+        self.handed = False  # to the scheduler, which ends it
 
     def send(self, job: _Job) -> None:
         self.job, self.since = job, time.monotonic()
@@ -465,6 +494,21 @@ class _Worker:
             self.kill()
 
 
+def _start_workers(config: dict, jobs: int, running: list[_Worker] | None = None) -> list[_Worker]:
+    """Start workers until ``jobs`` run, each pinned to the CPU that the fewest use (when there
+    are as many CPUs as workers): a worker and its sandboxes then share one core's caches."""
+    running = list(running or [])
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    started = []
+    while len(running) < jobs:
+        used = [w.cpu for w in running]
+        cpu = min(cpus, key=used.count) if jobs <= len(cpus) else None
+        w = _Worker(dict(config, cpu=cpu))
+        running.append(w)
+        started.append(w)
+    return started
+
+
 def _schedule(
     todo: list[_Job],
     config: dict,
@@ -474,6 +518,7 @@ def _schedule(
     store: Path,
     done: Callable[[_Job, dict], None],
     progress: bool,
+    early: tuple[_Worker, ...] = (),
 ) -> None:
     queue = deque(todo)
     sel = selectors.DefaultSelector()
@@ -482,15 +527,13 @@ def _schedule(
     warned: list[bool] = []
     watchdog = limits.wall + 60
 
-    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    pin = jobs <= len(cpus)
-
-    def start() -> None:
-        used = [w.cpu for w in workers]
-        cpu = min(cpus, key=used.count) if pin else None
-        w = _Worker(dict(config, cpu=cpu))
+    def add(w: _Worker) -> None:
+        w.handed = True
         workers.append(w)
         sel.register(w.out, selectors.EVENT_READ, w)
+
+    def start() -> None:
+        add(_start_workers(config, len(workers) + 1, workers)[0])
 
     def finish(job: _Job) -> None:
         done(job, report.stamp(store / job.folder / "results.json", job.fields, job.who))
@@ -524,7 +567,9 @@ def _schedule(
 
     bar = _Progress(len(todo), progress)
     try:
-        for _ in range(min(jobs, len(queue))):
+        for w in early[: len(queue)]:
+            add(w)
+        for _ in range(min(jobs, len(queue)) - len(workers)):
             start()
         while workers:
             for w in list(workers):

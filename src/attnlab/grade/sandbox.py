@@ -129,6 +129,11 @@ def python_source(source: str) -> str:
     sandbox and under its limits, because a crafted source can make the transformer slow."""
     if not any(ch in source for ch in "%!?"):
         return source
+    try:
+        ast.parse(source)
+        return source  # plain Python (a `%` or `!=` of its own): IPython would leave it as it is
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        pass
     from IPython.core.inputtransformer2 import TransformerManager
 
     try:
@@ -208,12 +213,19 @@ class Runtime:
         return module
 
     # values crossing the channel
-    def callback(self, hid: int):
+    def callback(self, hid: int, answers: tuple | None = None):
         """A function the trusted side lent for the current call: calling it is all one can do
-        with it. It carries a number, never the lender's code, name, arguments or globals."""
+        with it. It carries a number, never the lender's code, name, arguments or globals; and, for
+        a pure function, its outputs on the inputs the lender expects, to answer those calls here."""
         endpoint = self.endpoint
+        known = {(x.dtype.str, x.shape, x.tobytes()): y for x, y in zip(*answers)} if answers else {}
 
         def f(*args, **kwargs):
+            if known and len(args) == 1 and not kwargs and type(args[0]) is np.ndarray:
+                x = args[0]
+                y = known.get((x.dtype.str, x.shape, x.tobytes()))
+                if y is not None:
+                    return y.copy()
             status, body = endpoint.request("cb", (hid, args, kwargs))
             if status == "ok":
                 return self.resolve(body)
@@ -231,7 +243,7 @@ class Runtime:
         if isinstance(value, wire.Ref):
             return self.ns.get(value.name)
         if isinstance(value, wire.Handle):
-            return self.callback(value.id)
+            return self.callback(value.id, value.answers)
         if isinstance(value, list):
             return [self.resolve(v) for v in value]
         if isinstance(value, tuple):
@@ -556,18 +568,32 @@ class Zygote:
 
 
 def _wait(pid: int, limit: float) -> int | None:
+    """The wait status of child ``pid`` once it exits, within ``limit`` seconds (None after)."""
     import time
 
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = -1
     end = time.monotonic() + limit
-    while time.monotonic() < end:
-        try:
-            done, status = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            return None
-        if done:
-            return status
-        time.sleep(0.002)
-    return None
+    try:
+        while True:
+            try:
+                done, status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                return None
+            if done:
+                return status
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            if pidfd >= 0:
+                select.select([pidfd], [], [], left)  # readable when it exits
+            else:
+                time.sleep(min(0.002, left))
+    finally:
+        if pidfd >= 0:
+            os.close(pidfd)
 
 
 def _cpu_file(cgroup) -> str | None:
@@ -612,6 +638,12 @@ def main(config: dict) -> None:
             __import__(name)
         except Exception:  # noqa: BLE001 - a missing optional package is the student's import error
             pass
+    # what the zygote has loaded stays out of the sandboxes' garbage collections: a collection
+    # would otherwise write to every object and copy every page the fork shares
+    import gc
+
+    gc.collect()
+    gc.freeze()
     config["binds"], config["masks"] = (
         allowlist.view(config.get("packages", [])) if config.get("isolate", True) else ([], [])
     )

@@ -219,6 +219,10 @@ class Sandbox:
         self.calls = 0
         self.on_check: Callable[[str], None] | None = None
         self.cpu_file = cpu_file
+        try:
+            self.cpu_fd: int | None = os.open(cpu_file, os.O_RDONLY | os.O_CLOEXEC) if cpu_file else None
+        except OSError:
+            self.cpu_fd = None
         self.endpoint = wire.Endpoint(sock, self._serve, self._encode_ref, describe_trusted_error)
         try:
             self.pidfd: int | None = os.pidfd_open(pid)
@@ -228,10 +232,9 @@ class Sandbox:
 
     def cpu_seconds(self) -> float:
         """CPU time used by everything the submission runs (its cgroup, else its process tree)."""
-        if self.cpu_file is not None:
+        if self.cpu_file is not None and self.cpu_fd is not None:
             try:
-                with open(self.cpu_file) as f:
-                    text = f.read()
+                text = os.pread(self.cpu_fd, 4096, 0).decode()
                 if self.cpu_file.endswith("cpuacct.usage"):
                     return int(text) / 1e9
                 for line in text.splitlines():
@@ -286,6 +289,9 @@ class Sandbox:
         if not self.alive:
             return "it had stopped"
         self.alive = False
+        if self.cpu_fd is not None:
+            os.close(self.cpu_fd)  # before its cgroup goes
+            self.cpu_fd = None
         try:
             self.sock.close()
             status, _ = self.zygote.kill(self.pid)
@@ -321,7 +327,7 @@ class Sandbox:
             # lent for the duration of the call: the student's side gets a number to call back
             hid = len(self.handles) + 1
             self.handles[hid] = obj
-            return wire.Handle(hid)
+            return wire.Handle(hid, _known_answers(obj))
         return None
 
     def _resolve(self, value: Any) -> Any:
@@ -339,6 +345,31 @@ class Sandbox:
         if isinstance(value, dict):
             return {k: self._resolve(v) for k, v in value.items()}
         return value
+
+
+MAX_ANSWERS = 1000
+
+
+def _known_answers(fn: Callable) -> tuple | None:
+    """What a lent function declares it answers, to travel with its handle: ``fn.known_answers()``
+    gives two arrays (inputs, outputs) of a pure function of one array, ``fn(inputs[i])`` being
+    ``outputs[i]``. None when it declares nothing usable: then every call makes a round trip."""
+    import numpy as np
+
+    declared = getattr(fn, "known_answers", None)
+    answers = declared() if callable(declared) else None
+    if not (isinstance(answers, tuple) and len(answers) == 2 and all(type(a) is np.ndarray for a in answers)):
+        return None
+    inputs, outputs = answers
+    if not (
+        inputs.ndim >= 1
+        and outputs.ndim >= 1
+        and len(inputs) == len(outputs) <= MAX_ANSWERS
+        and inputs.dtype.str in wire.DTYPES
+        and outputs.dtype.str in wire.DTYPES
+    ):
+        return None
+    return inputs, outputs
 
 
 def _error_body(body: Any) -> tuple[str, str, str]:

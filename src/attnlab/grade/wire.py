@@ -66,6 +66,9 @@ class ChannelTimeout(Exception):
         self.what = what
 
 
+_CORES = max(os.cpu_count() or 1, 1)
+
+
 class Deadline:
     """How long to wait for the other side: wall-clock seconds and, when ``cpu_now`` can measure
     the other side's CPU time, CPU seconds of its own. Time spent serving the other side's requests
@@ -78,7 +81,7 @@ class Deadline:
         self.cpu_now: Callable[[], float] | None
         self.cpu, self.cpu_now = (cpu, cpu_now) if cpu is not None and cpu_now is not None else (None, None)
         self.cpu_start = self.cpu_now() if self.cpu_now else 0.0
-        self.cores = max(os.cpu_count() or 1, 1)
+        self.cores = _CORES
 
     def left(self) -> float:
         """Seconds to wait before asking again; ChannelTimeout once a limit has run out."""
@@ -125,12 +128,15 @@ class Ref:
 
 
 class Handle:
-    """A callback on the trusted side, by number."""
+    """A callback on the trusted side, by number. ``answers``, when the lender knows them, are two
+    stacked arrays (inputs, outputs) of a pure function of one array: ``f(inputs[i])`` is
+    ``outputs[i]``, so the student's side may answer a call with exactly such an input itself."""
 
-    __slots__ = ("id",)
+    __slots__ = ("id", "answers")
 
-    def __init__(self, id: int):
+    def __init__(self, id: int, answers: tuple | None = None):
         self.id = id
+        self.answers = answers
 
 
 # ---- values --------------------------------------------------------------------------------
@@ -160,7 +166,11 @@ def _enc(v: Any, out: list[bytes], depth: int, ref) -> None:
         out.append(b"R")
         _enc_str(v.name, out)
     elif isinstance(v, Handle):
-        out.append(b"K" + _U32.pack(v.id))
+        if v.answers is None:
+            out.append(b"K" + _U32.pack(v.id))
+        else:
+            out.append(b"H" + _U32.pack(v.id))
+            _enc(v.answers, out, depth + 1, None)
     elif isinstance(v, np.ndarray):
         arr = np.ascontiguousarray(np.asarray(v).view(np.ndarray))
         if arr.dtype.str not in DTYPES:
@@ -328,6 +338,17 @@ class _Decoder:
             return Ref(self.text())
         if tag == b"K":
             return Handle(self.u32())
+        if tag == b"H":
+            hid = self.u32()
+            answers = self.value(depth + 1)
+            if not (
+                isinstance(answers, tuple)
+                and len(answers) == 2
+                and all(isinstance(a, np.ndarray) and a.ndim >= 1 for a in answers)
+                and len(answers[0]) == len(answers[1])
+            ):
+                raise WireError("malformed answers of a lent function")
+            return Handle(hid, answers)
         raise WireError(f"unknown tag {tag!r}")
 
     def dtype(self) -> np.dtype:
@@ -390,9 +411,8 @@ class Endpoint:
         """Until the socket is readable (ChannelTimeout past the deadline, ChannelClosed when the
         watched process exits first)."""
         while True:
+            # no deadline: block until there is something (never spin; the other side may be busy)
             left = None if self.deadline is None else self.deadline.left()
-            if left is None and self.watch is None:
-                return
             ready = select.select([self.sock] + ([self.watch] if self.watch is not None else []), [], [], left)[0]
             if self.sock in ready:
                 return

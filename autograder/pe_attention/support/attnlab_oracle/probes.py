@@ -1,13 +1,16 @@
 """Functions whose permutation behaviour is known, handed to the students' checkers.
 
 Every probe is a module-level numpy function, or a ``functools.partial`` of one with array
-arguments. The grading engine ships this module's source to each sandbox and rebuilds the probes
-there by name, so a checker calls them without a round trip per call: keep this module
-self-contained (numpy and the standard library only, no relative imports) and free of secrets.
-``equivariant`` and ``invariant`` below say what a correct checker must answer for each.
+arguments. ``equivariant`` and ``invariant`` below say what a correct checker must answer for each.
+
+A checker calls its probe once for X and once per reordering it tries (120 times for five rows).
+``Probe.lent`` hands a pure probe over together with its outputs on the reorderings a checker is
+expected to try (``known_answers``), so a grading engine that keeps the probe on its own side can
+let the student's side answer exactly those calls itself; under otter it is just the probe.
 """
 
 import functools
+import itertools
 
 import numpy as np
 
@@ -29,6 +32,8 @@ __all__ = [
     "weighted_row_sum",
     "rows_through_largest",
     "Probe",
+    "KnownAnswers",
+    "reorderings",
     "attention_probes",
     "row_probes",
 ]
@@ -133,11 +138,67 @@ def sum_first_two(X):
     return np.concatenate([X[0] + X[1], X[2:].ravel()])
 
 
-class Probe:
-    """A function with the answers a correct checker gives for it."""
+def reorderings(n):
+    """The reorderings a correct checker tries by default: every one for n <= 5; else every
+    adjacent swap and 3-cycle, the reversal and the rolls by one either way."""
+    identity = list(range(n))
+    if n <= 5:
+        return [p for p in itertools.permutations(identity) if list(p) != identity]
+    swaps = [tuple(identity[:i] + [i + 1, i] + identity[i + 2 :]) for i in range(n - 1)]
+    cycles = [tuple(identity[:i] + [i + 1, i + 2, i] + identity[i + 3 :]) for i in range(n - 2)]
+    turns = [tuple(identity[::-1]), tuple(identity[1:] + identity[:1]), tuple(identity[-1:] + identity[:-1])]
+    return swaps + cycles + turns
 
-    def __init__(self, what, f, equivariant, invariant):
-        self.what, self.f, self.equivariant, self.invariant = what, f, equivariant, invariant
+
+class KnownAnswers:
+    """A pure function of one array, and the inputs it is expected to meet: calling it calls the
+    function; ``known_answers()`` gives its outputs on those inputs as two stacked arrays (inputs,
+    outputs), for the inputs whose outputs share one shape (the others are left out)."""
+
+    def __init__(self, f, inputs):
+        self.f, self.inputs = f, inputs
+        self._answers = None
+
+    def __call__(self, *args, **kwargs):
+        return self.f(*args, **kwargs)
+
+    def known_answers(self):
+        if self._answers is None:
+            inputs, outputs = [], []
+            for x in self.inputs:
+                try:
+                    y = self.f(x.copy())
+                except Exception:  # noqa: BLE001 - a call that raises is left to make its round trip
+                    continue
+                if type(y) is np.ndarray and (
+                    not outputs or (y.shape, y.dtype) == (outputs[0].shape, outputs[0].dtype)
+                ):
+                    inputs.append(x)
+                    outputs.append(y)
+            self._answers = (np.stack(inputs), np.stack(outputs)) if inputs else None
+        return self._answers
+
+
+class Probe:
+    """A function with the answers a correct checker gives for it. ``pure``: its output depends on
+    its input alone (not so for a function that remembers what it was called on)."""
+
+    def __init__(self, what, f, equivariant, invariant, pure=True):
+        self.what, self.f, self.equivariant, self.invariant, self.pure = what, f, equivariant, invariant, pure
+        self._lent = {}
+
+    def lent(self, X, perms=None):
+        """The function to hand to a checker asked about X (and ``perms``, or the default ones)."""
+        if not self.pure:
+            return self.f
+        X = np.asarray(X)
+        key = (X.dtype.str, X.shape, X.tobytes(), None if perms is None else tuple(map(tuple, perms)))
+        if key not in self._lent:
+            order = reorderings(len(X)) if perms is None else perms
+            if len(self._lent) >= 32:
+                self._lent.clear()
+            self._lent[key] = KnownAnswers(self.f, [X.copy()] + [X[list(p)] for p in order])
+        return self._lent[key]
 
     def __repr__(self):
         return f"Probe({self.what!r})"
@@ -145,6 +206,17 @@ class Probe:
 
 def attention_probes(d_model=4, seed=0):
     """Attention-based probes on inputs of width ``d_model``, with non-symmetric random weights."""
+    return dict(_attention_probes(d_model, seed))
+
+
+def row_probes(n):
+    """Probes that move or mix whole rows, for inputs with ``n`` rows."""
+    return dict(_row_probes(n))
+
+
+# made once per process: probes are pure, and each keeps the answers it has worked out
+@functools.lru_cache(maxsize=None)
+def _attention_probes(d_model, seed):
     rng = np.random.default_rng(seed)
     W_Q, W_K, W_V = (rng.normal(size=(d_model, 4)) for _ in range(3))
     W_O = rng.normal(size=(4, d_model))
@@ -170,8 +242,8 @@ def attention_probes(d_model=4, seed=0):
     }
 
 
-def row_probes(n):
-    """Probes that move or mix whole rows, for inputs with ``n`` rows."""
+@functools.lru_cache(maxsize=None)
+def _row_probes(n):
     first_two_equal = [0.0, 0.0] + [float(k) for k in range(1, n - 1)]
     palindrome = [float(min(k, n - 1 - k)) for k in range(n)]
     return {
