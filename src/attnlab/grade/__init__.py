@@ -7,6 +7,19 @@ code cells) -> ``sandbox`` (student side, forked from a zygote, isolated by ``ja
 (roster, LMS import).
 """
 
-from .batch import Graded, Run, main
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .batch import Graded, Run, main
 
 __all__ = ["Graded", "Run", "main"]
+
+
+def __getattr__(name: str) -> Any:
+    # the batch (and what it imports: the roster, the item analysis) loads only when asked for, so
+    # that a worker or `attnlab check` importing one module of this package starts quicker
+    if name in __all__:
+        from . import batch
+
+        return getattr(batch, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

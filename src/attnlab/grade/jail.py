@@ -468,20 +468,6 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def tree_cpu_seconds(root: int) -> float:
-    """CPU time of a process and its live descendants (and of the children they waited for)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in [root, *descendants(root)]:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rpartition(")")[2].split()
-            total += sum(int(x) for x in fields[11:15])
-        except (OSError, ValueError, IndexError):
-            continue
-    return total / tick
-
-
 def reap() -> dict[int, int]:
     """Collect every finished child; returns pid -> wait status."""
     done: dict[int, int] = {}
