@@ -485,12 +485,19 @@ class _Worker:
             pass
         self.proc.wait()
 
-    def close(self) -> None:
+    def end_input(self) -> None:
+        """No more jobs: the worker finishes and exits (``close`` waits for that)."""
         try:
             assert self.proc.stdin is not None
             self.proc.stdin.close()
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.end_input()
+        try:
             self.proc.wait(timeout=15)
-        except (OSError, subprocess.TimeoutExpired):
+        except subprocess.TimeoutExpired:
             self.kill()
 
 
@@ -526,6 +533,8 @@ def _schedule(
     failed_starts = 0
     warned: list[bool] = []
     watchdog = limits.wall + 60
+
+    done_workers: list[_Worker] = []
 
     def add(w: _Worker) -> None:
         w.handed = True
@@ -581,12 +590,14 @@ def _schedule(
                     else:
                         sel.unregister(w.out)
                         workers.remove(w)
-                        w.close()
+                        w.end_input()  # it exits while the others finish; waited for below
+                        done_workers.append(w)
                         if queue:  # only retries are left, and this worker has graded before
                             start()
                 elif w.job is not None and time.monotonic() - w.since > watchdog:
                     retire(w, f"grading took longer than {watchdog:g} s")
-            for key, _ in sel.select(timeout=0.5):
+            # (none left: the select would only wait out its timeout)
+            for key, _ in sel.select(timeout=0.5) if workers else ():
                 w = key.data
                 if w not in workers:
                     continue
@@ -621,6 +632,8 @@ def _schedule(
     finally:
         for w in workers:
             w.kill()
+        for w in done_workers:
+            w.close()
         bar.close()
 
 
