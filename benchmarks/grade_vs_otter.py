@@ -20,6 +20,7 @@ import zipfile
 from pathlib import Path
 
 from attnlab import build, paths
+from attnlab.grade import report
 
 OTTER = Path(sys.executable).with_name("otter")
 
@@ -110,7 +111,11 @@ def main() -> int:
                 f.stem
                 for k in range(len(runs))
                 for f in files
-                if _rounded(json.loads((tmp / f"ours{k}" / "submissions" / f.stem / "results.json").read_text()))
+                if _rounded(
+                    json.loads(
+                        (tmp / f"ours{k}" / "submissions" / report.folder_name(f.stem) / "results.json").read_text()
+                    )
+                )
                 != {q: round(v, 9) for q, v in theirs[f.stem].items()}
             }
         )
