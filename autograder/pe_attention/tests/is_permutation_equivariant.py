@@ -7,7 +7,6 @@ import attnlab_oracle as oracle
 
 name = "is_permutation_equivariant"
 KIND = "equivariant"
-GENERIC = "f(P X) must be close to P f(X), within atol, for every permutation tried"
 
 
 @test_case(points=1, hidden=False)
@@ -37,50 +36,12 @@ def _X(n=5, d=4, seed=50):
     return np.random.default_rng(seed).normal(size=(n, d))
 
 
-def _given(perms, kwargs):
-    given = {} if perms is None else {"perms": [list(p) for p in perms]}
-    given.update(kwargs)
-    return given
-
-
-def _shown(probe, X, given):
-    extra = "".join(f", {k}={', '.join(str(tuple(p)) for p in v) if k == 'perms' else v}" for k, v in given.items())
-    return f"{name}(f=<{probe.what}>, X=<a {X.shape} array>{extra})"
-
-
-def _ask(checker, probe, X, perms=None, **kwargs):
-    given = _given(perms, kwargs)
-    try:
-        answer = oracle.call_as(_shown(probe, X, given), checker, probe.lent(X, perms), X, **given)
-    except AssertionError as e:
-        if probe.f is oracle.probes.rows_through_largest:
-            raise AssertionError(f"{e} (a result of a different shape is not {KIND}: return False, "
-                                 "not an error)") from None
-        raise
-    if not isinstance(answer, (bool, np.bool_)):
-        raise AssertionError(f"{_shown(probe, X, given)} returned {type(answer).__name__}, not a bool")
-    return bool(answer)
-
-
 def _expect(checker, probe, X, expected, perms=None, hint=None, **kwargs):
-    """Fail unless the checker answers ``expected``, naming its mistake when only one known mistake
-    gives the answers it gives."""
-    answer = _ask(checker, probe, X, perms, **kwargs)
-    if answer == expected:
-        return
-    found = None
-    if isinstance(probe.f, oracle.checkers.OnePermutationOnly) and answer:
-        found = oracle.checkers.single_default_permutation(KIND, checker, probe)
-    found = found or oracle.checkers.diagnose(KIND, checker, (probe, X, perms, kwargs))
-    hint = f"looks like {found[0]}: {found[1]}" if found else hint or GENERIC
-    verdict = "is" if expected else "is not"
-    raise AssertionError(f"{_shown(probe, X, _given(perms, kwargs))} returned {answer}, but that function "
-                         f"{verdict} permutation-{KIND}: {hint}")
+    oracle.checkers.expect(KIND, checker, probe, X, expected, perms, hint, **kwargs)
 
 
 def _one_permutation_only(X):
-    f = oracle.checkers.OnePermutationOnly(X, KIND)
-    return oracle.probes.Probe(f.what, f, False, False, pure=False)
+    return oracle.checkers.one_permutation_only(X, KIND)
 
 
 @test_case(points=1, hidden=True)

@@ -18,10 +18,75 @@ import numpy as np
 from . import probes
 from .compare import call_as, show_call
 
-__all__ = ["diagnose", "single_default_permutation", "battery", "simulations", "OnePermutationOnly"]
+__all__ = [
+    "expect",
+    "one_permutation_only",
+    "diagnose",
+    "single_default_permutation",
+    "battery",
+    "simulations",
+    "OnePermutationOnly",
+]
 
 EQUIVARIANT, INVARIANT = "equivariant", "invariant"
 NOUN = {EQUIVARIANT: "equivariance", INVARIANT: "invariance"}
+GENERIC = {
+    EQUIVARIANT: "f(P X) must be close to P f(X), within atol, for every permutation tried",
+    INVARIANT: "f(P X) must be close to f(X), within atol, for every permutation tried",
+}
+
+
+# ---- asking a student's checker (the hidden tests of both checkers)
+
+
+def _given(perms, kwargs):
+    given = {} if perms is None else {"perms": [list(p) for p in perms]}
+    given.update(kwargs)
+    return given
+
+
+def _shown(kind, probe, X, given):
+    extra = "".join(f", {k}={', '.join(str(tuple(p)) for p in v) if k == 'perms' else v}" for k, v in given.items())
+    return f"is_permutation_{kind}(f=<{probe.what}>, X=<a {X.shape} array>{extra})"
+
+
+def _answer(kind, checker, probe, X, perms, kwargs):
+    given = _given(perms, kwargs)
+    try:
+        answer = call_as(_shown(kind, probe, X, given), checker, probe.lent(X, perms), X, **given)
+    except AssertionError as e:
+        if probe.f is probes.rows_through_largest:
+            raise AssertionError(
+                f"{e} (a result of a different shape is not {kind}: return False, not an error)"
+            ) from None
+        raise
+    if not isinstance(answer, (bool, np.bool_)):
+        raise AssertionError(f"{_shown(kind, probe, X, given)} returned {type(answer).__name__}, not a bool")
+    return bool(answer)
+
+
+def expect(kind, checker, probe, X, expected, perms=None, hint=None, **kwargs):
+    """Fail unless the student's ``is_permutation_<kind>`` answers ``expected`` for the probe, naming
+    its mistake when only one known mistake gives the answers it gives (else ``hint``)."""
+    answer = _answer(kind, checker, probe, X, perms, kwargs)
+    if answer == expected:
+        return
+    found = None
+    if isinstance(probe.f, OnePermutationOnly) and answer:
+        found = single_default_permutation(kind, checker, probe)
+    found = found or diagnose(kind, checker, (probe, X, perms, kwargs))
+    hint = f"looks like {found[0]}: {found[1]}" if found else hint or GENERIC[kind]
+    verdict = "is" if expected else "is not"
+    raise AssertionError(
+        f"{_shown(kind, probe, X, _given(perms, kwargs))} returned {answer}, but that function "
+        f"{verdict} permutation-{kind}: {hint}"
+    )
+
+
+def one_permutation_only(X, kind):
+    """A probe that is ``kind`` under the first reordering a checker tries and under no other."""
+    f = OnePermutationOnly(X, kind)
+    return probes.Probe(f.what, f, False, False, pure=False)
 
 
 def _battery_X(n=5):
@@ -155,8 +220,7 @@ SINGLE_WHY = (
 
 
 def _ask(checker, kind, probe, X, perms, kwargs):
-    given = {} if perms is None else {"perms": [list(p) for p in perms]}
-    given.update(kwargs)
+    given = _given(perms, kwargs)
     try:
         answer = call_as(lambda: show_call(checker, (probe.f, X), given), checker, probe.lent(X, perms), X, **given)
     except AssertionError:
