@@ -4,8 +4,10 @@ attack and its honest variant of the same functions, each on top of the twin."""
 import json
 import os
 import shutil
+import subprocess
 import uuid
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -14,6 +16,16 @@ from attnlab.grade import main
 from attnlab.grade.batch import GRADED
 
 from known_outcomes import FIXTURES
+from other_user import (
+    NOBODY,
+    ROOT,
+    SYSTEM_PYTHON,
+    WHY_NOT_AS_NOBODY,
+    can_run_as_nobody,
+    make_readable,
+    readable_folder,
+    venv_under_tmp,
+)
 
 HOSTILE = sorted((FIXTURES / "hostile").glob("*.py"))
 PAIRS = sorted({p.name.split(".")[0] for p in (FIXTURES / "pairs").glob("*.py")})
@@ -51,18 +63,21 @@ def _run_processes() -> list[int]:
     return found
 
 
-def _plant_checkouts(tmp: Path) -> list[Path]:
-    """Copies of the course where a grading machine may have them: a backup under /tmp and, as
-    root, a colleague's folder under /srv."""
-    folders = [tmp / "backup-of-the-course"] + ([Path("/srv") / f"attnlab-plant-{TOKEN}"] if os.geteuid() == 0 else [])
+def _plant_checkouts() -> list[Path]:
+    """Copies of the course where a grading machine may have them, readable by anyone: a backup
+    under /tmp and, as root, a colleague's folder under /srv."""
+    folders = [readable_folder("backup-of-the-course-")]
+    if ROOT:
+        folders.append(Path("/srv") / f"attnlab-plant-{TOKEN}")
     for folder in folders:
         shutil.copytree(paths.solution_file().parent, folder / "solutions" / "pe_attention")
+        make_readable(folder)
     return folders
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    subs = tmp_path_factory.mktemp("submissions")
+def _submissions(folder: Path) -> Path:
+    subs = folder / "submissions"
+    subs.mkdir()
     twin = NAMED + (FIXTURES / "twin.py").read_text()
     (subs / "twin.py").write_text(twin)
     for path in HOSTILE:
@@ -72,15 +87,73 @@ def graded(tmp_path_factory):
             (subs / f"pair_{name}_{side}.py").write_text(
                 twin + "\n\n" + (FIXTURES / "pairs" / f"{name}.{side}.py").read_text()
             )
-    out = tmp_path_factory.mktemp("results")
-    snapshot = {p: p.read_bytes() for p in paths.tests_dir().glob("*.py")}
-    planted = _plant_checkouts(tmp_path_factory.mktemp("elsewhere"))
+    return subs
+
+
+# the grader as an unprivileged user: its results as plain data on the last line of its output
+GRADE_AS_NOBODY = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from attnlab.grade import main
+run = main(submissions=[Path(sys.argv[2])], out=Path(sys.argv[3]), tests_dir=Path(sys.argv[4]),
+           support_dir=Path(sys.argv[5]), timeout=2, progress=False)
+print(json.dumps({g.submission: [g.score, g.status, g.problem] for g in run.graded}))
+"""
+
+
+def _kit_for_nobody(folder: Path) -> Path:
+    """The interpreter, the sources and the course's test files where user nobody can read them,
+    and an output folder it can write; returns the tests folder."""
+    venv = venv_under_tmp(SYSTEM_PYTHON, packages=("numpy", "matplotlib"))
+    shutil.move(str(venv), folder / "kit")
+    shutil.copytree(paths.tests_dir(), folder / "tests")
+    shutil.copytree(paths.support_dir(), folder / "support")
+    (folder / "out").mkdir()
+    make_readable(folder)
+    os.chown(folder / "out", NOBODY, NOBODY)
+    return folder / "tests"
+
+
+def _grade_as_nobody(folder: Path) -> dict:
+    kit = folder / "kit"
+    done = subprocess.run(
+        [str(kit / "venv" / "bin" / "python"), "-c", GRADE_AS_NOBODY]
+        + [str(p) for p in (kit / "src", folder / "submissions", folder / "out", folder / "tests", folder / "support")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=folder,
+        user=NOBODY,
+        group=NOBODY,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(folder / "out")},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    return {name: SimpleNamespace(score=s, status=st, problem=p) for name, (s, st, p) in found.items()}
+
+
+@pytest.fixture(scope="module", params=["as_this_user", "as_nobody"])
+def graded(request):
+    """(results by submission, the output folder, the test files as they were before grading)."""
+    if request.param == "as_nobody" and not can_run_as_nobody():
+        pytest.skip(WHY_NOT_AS_NOBODY)
+    folder = readable_folder("attnlab-hostile-")
+    _submissions(folder)
+    tests = _kit_for_nobody(folder) if request.param == "as_nobody" else paths.tests_dir()
+    snapshot = {p: p.read_bytes() for p in tests.glob("*.py")}
+    planted = _plant_checkouts()
     try:
-        results = {g.submission: g for g in main(submissions=[subs], out=out, timeout=2, progress=False).graded}
+        if request.param == "as_nobody":
+            results = _grade_as_nobody(folder)
+        else:
+            graded = main(submissions=[folder / "submissions"], out=folder / "out", timeout=2, progress=False).graded
+            results = {g.submission: g for g in graded}
     finally:
-        for folder in planted:
-            shutil.rmtree(folder, ignore_errors=True)
-    return results, out, snapshot
+        for plant in planted:
+            shutil.rmtree(plant, ignore_errors=True)
+    yield results, folder / "out", snapshot
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.slow

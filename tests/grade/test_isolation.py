@@ -16,13 +16,12 @@ import time
 import uuid
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from attnlab.grade.session import Output, Zygote
 
-ROOT = os.geteuid() == 0
-SRC = Path(__file__).resolve().parents[2] / "src"
+from other_user import NOBODY, ROOT, SYSTEM_PYTHON, WHY_NOT_AS_NOBODY, can_run_as_nobody, venv_under_tmp
+
 PROBE = Path(__file__).with_name("sandbox_probe.py")
 
 
@@ -315,19 +314,9 @@ def test_does_nothing_a_submission_started_survive_its_zygote(tmp_path):
 
 
 def _venv_under_tmp(python: str) -> Path:
-    """A virtual environment under /tmp holding a copy of this numpy (same Python version)."""
-    folder = Path(tempfile.mkdtemp(prefix="attnlab-venv-", dir="/tmp"))
-    os.chmod(folder, 0o755)
-    subprocess.run([python, "-m", "venv", "--without-pip", str(folder / "venv")], check=True)
-    site = next((folder / "venv" / "lib").glob("python3*/site-packages"))
-    numpy_dir = Path(np.__file__).parent
-    for entry in numpy_dir.parent.iterdir():
-        if entry.name == "numpy" or entry.name.startswith("numpy.libs") or entry.name.startswith("numpy-"):
-            (shutil.copytree if entry.is_dir() else shutil.copy)(entry, site / entry.name)
-    shutil.copytree(SRC / "attnlab", folder / "src" / "attnlab")
+    folder = venv_under_tmp(python)
     shutil.copy(PROBE, folder / "probe.py")
-    for p in [folder, *folder.rglob("*")]:
-        os.chmod(p, 0o755 if p.is_dir() or os.access(p, os.X_OK) else 0o644)
+    os.chmod(folder / "probe.py", 0o644)
     return folder
 
 
@@ -353,8 +342,8 @@ def probe():
 """
 
 
-def _probe(folder: Path, user: int | None = None) -> dict:
-    """Run PROBE_CODE with the interpreter of ``folder``; a copy of the course's solution, readable
+def _probe(folder: Path, user: int | None = None, code: str = PROBE_CODE) -> dict:
+    """Run ``code`` with the interpreter of ``folder``; a copy of the course's solution, readable
     by anyone, is planted under /tmp for it to look for."""
     token = uuid.uuid4().hex
     plant = Path(tempfile.mkdtemp(prefix="attnlab-plant-", dir="/tmp"))
@@ -362,7 +351,7 @@ def _probe(folder: Path, user: int | None = None) -> dict:
     (plant / "solutions" / "pe_attention.py").write_text(f"# BEGIN SOLUTION {token}\n")
     for p in [plant, *plant.rglob("*")]:
         os.chmod(p, 0o755 if p.is_dir() else 0o644)
-    (folder / "code.py").write_text(f"TOKEN = {token!r}\n" + PROBE_CODE)
+    (folder / "code.py").write_text(f"TOKEN = {token!r}\n" + code)
     os.chmod(folder / "code.py", 0o644)
     out = subprocess.run(
         [
@@ -394,33 +383,45 @@ def test_does_a_grader_whose_python_lives_under_tmp_keep_its_packages():
     assert found["mode"] == ("root" if ROOT else "userns")
 
 
-SYSTEM_PYTHON = "/usr/bin/python3"
-
-
-def _same_version(python: str) -> bool:
-    try:
-        out = subprocess.run(
-            [python, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True, timeout=30
-        )
-    except OSError:
-        return False
-    return out.stdout.strip() == str(tuple(sys.version_info[:2]))
-
-
-@pytest.mark.skipif(not ROOT, reason="starts the grader as another, unprivileged user")
-@pytest.mark.skipif(
-    not _same_version(SYSTEM_PYTHON), reason="needs a system Python of this version (the copied numpy is built for it)"
-)
+@pytest.mark.skipif(not can_run_as_nobody(), reason=WHY_NOT_AS_NOBODY)
 def test_does_an_unprivileged_grader_get_the_same_allow_list_view():
     folder = _venv_under_tmp(SYSTEM_PYTHON)
     try:
-        found = _probe(folder, user=65534)
+        found = _probe(folder, user=NOBODY)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     assert found["mode"] == "userns", found
     result = found["result"]
     assert result["pid"] == 1 and result["uid"] == 65534 and result["masked"] == 1 and result["hits"] == []
     assert not {"home", "srv", "run", "root", "var", "work"} & set(result["entries"])
+
+
+KILL_OUTSIDE = """
+import os, signal, time
+for target in (0, os.getppid(), -os.getpgid(0)):
+    try:
+        os.kill(target, signal.SIGKILL)
+    except OSError:
+        pass
+time.sleep(0.5)  # time for a killed supervisor to take its sandbox with it
+def probe():
+    return os.getpid()
+"""
+
+
+@pytest.mark.parametrize(
+    "user",
+    ["this_user", pytest.param("nobody", marks=pytest.mark.skipif(not can_run_as_nobody(), reason=WHY_NOT_AS_NOBODY))],
+)
+def test_does_a_signal_to_its_parent_or_process_group_leave_the_sandbox_running(user):
+    """Where the sandbox keeps the grader's user id (a user namespace), its process group must hold
+    nothing outside its own PID namespace."""
+    folder = _venv_under_tmp(SYSTEM_PYTHON if user == "nobody" else sys.executable)
+    try:
+        found = _probe(folder, user=NOBODY if user == "nobody" else None, code=KILL_OUTSIDE)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert found["errors"] == [] and found["result"] == 1
 
 
 def test_does_killing_a_sandbox_end_what_it_started(zygote):

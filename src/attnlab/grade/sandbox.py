@@ -427,6 +427,9 @@ def _outer(chan_fd: int, out_fd: int, report_fd: int, config: dict, mode: str, c
 def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: str) -> None:
     """In the sandbox process: build its root, drop privileges, then serve the trusted side."""
     try:
+        # a session of its own: a signal to its process group (kill(0, ...), killpg) reaches only
+        # its own PID namespace, never the outer process, which in a user namespace has its user id
+        os.setsid()
         if mode != "none":
             jail.build_root(jail.View(config["binds"], config["masks"], config["scratch_mb"]))
             jail.sethostname("sandbox")
