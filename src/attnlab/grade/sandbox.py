@@ -5,10 +5,11 @@ executes the submission and answers the trusted grader's requests over the narro
 Run as ``python -I sandbox.py CONFIG_JSON`` with the control socket on fd 3. The zygote imports
 numpy and the assignment's preloads once and then, per submission, forks a process that enters new
 mount, PID, IPC, UTS and network namespaces (with a cgroup of its own where the machine has them),
-pivots into an allow-list root (``jail.build_root``, ``allowlist.view``) and drops every privilege.
-That process is the first of its PID namespace: when it dies, everything it started dies with it.
-The zygote never loads a test file. This file imports nothing from attnlab: its siblings
-``wire.py``, ``jail.py`` and ``allowlist.py`` are loaded by path.
+pivots into an allow-list root (``jail.build_root``, ``allowlist.view``), drops every privilege and
+installs the system-call allow-list (``syscalls.py``). That process is the first of its PID
+namespace: when it dies, everything it started dies with it. The zygote never loads a test file.
+This file imports nothing from attnlab: its siblings ``wire.py``, ``jail.py``, ``allowlist.py``
+and ``syscalls.py`` are loaded by path.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def _load(name: str):
 wire = _load("wire")
 jail = _load("jail")
 allowlist = _load("allowlist")
+syscalls = _load("syscalls")
 
 # Standard exception types that keep their type across the channel; others travel as their nearest
 # standard base class (numpy's LinAlgError arrives as a ValueError-like StudentError, etc.).
@@ -465,6 +467,12 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
         jail.die_with_parent()  # after the change of user, which clears it
         if select.select([alive_fd], [], [], 0)[0]:
             os._exit(0)  # the parent died before we asked to die with it
+        if config["syscall_filter"] is not None:
+            try:
+                config["syscall_filter"].install()
+            except OSError:
+                if mode != "none":
+                    raise
         os.chdir(work)
         keep_env = {"LANG", "LC_ALL", *config["thread_vars"]}
         for key in list(os.environ):
@@ -651,6 +659,11 @@ def main(config: dict) -> None:
         allowlist.view(config.get("packages", [])) if config.get("isolate", True) else ([], [])
     )
     config["zygote"] = os.getpid()
+    try:
+        program = syscalls.compile_filter()
+    except (OSError, AttributeError):
+        program = None
+    config["syscall_filter"] = syscalls.Filter(program) if program else None
     zygote = Zygote(config)
     modes = ([] if not config.get("isolate", True) else ["root"] if os.geteuid() == 0 else []) + (
         ["userns"] if config.get("isolate", True) else []
