@@ -6,9 +6,10 @@ run; print both times, the ratio, and whether every score agrees. Also time ``at
 Targets (issues 5 and 9): ratio >= 30 on 2 cores with identical scores, over the samples and the
 bug corpus (``--bugs``); ``attnlab check`` <= 0.5 s. The submissions are the shared known-outcome
 samples (correct, partial, stub, broken), cycled to N, and with ``--bugs`` the 70 one-bug
-submissions too. Measured on 2 shared virtual cores (2026-11-23): 48x with ``--bugs`` (110
-submissions, otter 454 s, attnlab 9.5 s); 27-32x for the 40 samples alone, where attnlab's fixed
-second of start-up (workers, sandbox zygotes, the item-analysis plot) weighs more.
+submissions too. Measured on 2 shared virtual cores (2026-11-23, four runs over the day): 48-49x
+with ``--bugs`` (110 submissions, otter 453-454 s, attnlab 9.2-9.5 s); 26-32x for the 40 samples
+alone, where attnlab's fixed two seconds of start-up (workers; sandbox zygotes, most of it importing
+the matplotlib the assignment preloads; the item-analysis plot) weigh more.
 """
 
 from __future__ import annotations
