@@ -4,6 +4,7 @@ and hostile tests, which run the same attacks as root and as an unprivileged use
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -12,6 +13,7 @@ import sys
 import tempfile
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 ROOT = os.geteuid() == 0
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -83,3 +85,13 @@ def venv_under_tmp(python: str, packages: tuple[str, ...] = ("numpy",)) -> Path:
     shutil.copytree(SRC / "attnlab", folder / "src" / "attnlab")
     make_readable(folder)
     return folder
+
+
+def json_from(args: list[str], *, cwd: Path, timeout: float, user: int | None = None, home: Path | None = None) -> Any:
+    """Run ``args`` (as ``user``, with a bare environment) and parse its last line of output as JSON."""
+    env = {"PATH": "/usr/bin:/bin", **({"HOME": str(home)} if home else {})}
+    done = subprocess.run(
+        args, capture_output=True, text=True, timeout=timeout, cwd=cwd, user=user, group=user, env=env
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])

@@ -4,7 +4,6 @@ attack and its honest variant of the same functions, each on top of the twin."""
 import json
 import os
 import shutil
-import subprocess
 import uuid
 from pathlib import Path
 from types import SimpleNamespace
@@ -22,6 +21,7 @@ from other_user import (
     SYSTEM_PYTHON,
     WHY_NOT_AS_NOBODY,
     can_run_as_nobody,
+    json_from,
     make_readable,
     readable_folder,
     venv_under_tmp,
@@ -117,19 +117,14 @@ def _kit_for_nobody(folder: Path) -> Path:
 
 def _grade_as_nobody(folder: Path) -> dict:
     kit = folder / "kit"
-    done = subprocess.run(
+    found = json_from(
         [str(kit / "venv" / "bin" / "python"), "-c", GRADE_AS_NOBODY]
         + [str(p) for p in (kit / "src", folder / "submissions", folder / "out", folder / "tests", folder / "support")],
-        capture_output=True,
-        text=True,
-        timeout=600,
         cwd=folder,
+        timeout=600,
         user=NOBODY,
-        group=NOBODY,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(folder / "out")},
+        home=folder / "out",
     )
-    assert done.returncode == 0, done.stderr[-3000:]
-    found = json.loads(done.stdout.strip().splitlines()[-1])
     return {name: SimpleNamespace(score=s, status=st, problem=p) for name, (s, st, p) in found.items()}
 
 

@@ -2,13 +2,11 @@
 that hold for its whole process tree. Each attack runs next to an honest probe of the same kind."""
 
 import ast
-import json
 import os
 import platform
 import shutil
 import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import textwrap
@@ -21,7 +19,7 @@ import pytest
 
 from attnlab.grade.session import Output, Zygote
 
-from other_user import NOBODY, ROOT, SYSTEM_PYTHON, WHY_NOT_AS_NOBODY, can_run_as_nobody, venv_under_tmp
+from other_user import NOBODY, ROOT, SYSTEM_PYTHON, WHY_NOT_AS_NOBODY, can_run_as_nobody, json_from, venv_under_tmp
 
 PROBE = Path(__file__).with_name("sandbox_probe.py")
 
@@ -414,24 +412,15 @@ def _probe(folder: Path, user: int | None = None, code: str = PROBE_CODE) -> dic
         os.chmod(p, 0o755 if p.is_dir() else 0o644)
     (folder / "code.py").write_text(f"TOKEN = {token!r}\n" + code)
     os.chmod(folder / "code.py", 0o644)
-    out = subprocess.run(
-        [
-            str(folder / "venv" / "bin" / "python"),
-            str(folder / "probe.py"),
-            str(folder / "src"),
-            str(folder / "code.py"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=folder,
-        user=user,
-        group=user,
-        env={"PATH": "/usr/bin:/bin"},
-    )
-    shutil.rmtree(plant, ignore_errors=True)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    try:
+        return json_from(
+            [str(folder / "venv" / "bin" / "python")] + [str(folder / f) for f in ("probe.py", "src", "code.py")],
+            cwd=folder,
+            timeout=120,
+            user=user,
+        )
+    finally:
+        shutil.rmtree(plant, ignore_errors=True)
 
 
 def test_does_a_grader_whose_python_lives_under_tmp_keep_its_packages():
