@@ -86,6 +86,18 @@ def test_grade_writes_the_csv_and_each_results_json(tmp_path, write_quiz, key_an
     assert results["score"] == 1 and results["tests"]
 
 
+def test_grade_keeps_a_submission_named_like_a_formula_as_text(tmp_path):
+    """Does a submission whose name a spreadsheet would run as a formula stay text in quiz_grades.csv?"""
+    import csv
+
+    (tmp_path / "=HYPERLINK(1).py").write_text('pe_dim0 = "sin(pos)"\n')
+    (tmp_path / "plain.py").write_text('pe_dim0 = "sin(pos)"\n')
+    result = CliRunner().invoke(quiz, ["grade", str(tmp_path), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    names = {r["submission"] for r in csv.DictReader((tmp_path / "out" / "quiz_grades.csv").open())}
+    assert names == {"'=HYPERLINK(1)", "plain"}
+
+
 @pytest.mark.parametrize(
     "make, says",
     [

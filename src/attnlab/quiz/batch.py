@@ -4,17 +4,16 @@ A submission is named by the student's roster id (as ``attnlab grade`` matches i
 roster), so numeric items are graded with that student's numbers. Writes
 ``RESULTS/<submission>/results.json`` (Gradescope's schema, see ``grading``) and
 ``RESULTS/quiz_grades.csv``: ``submission`` (the file name without extension), one column per
-auto-graded item id, ``total``.
+auto-graded item id, ``total``; no cell can become a spreadsheet formula.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
 from ..grade.discover import find
+from ..grade.report import csv_text
 from ..atomic import write_atomic
 from .grading import grade, graded_items
 
@@ -55,10 +54,8 @@ def main(*, submissions: list[Path], out: Path, progress: bool = True) -> dict[s
 
 def grades_csv(results: dict[str, dict]) -> str:
     ids = [i.id for i in graded_items()]
-    buf = io.StringIO()
-    writer = csv.writer(buf)
-    writer.writerow(["submission", *ids, "total"])
+    rows = [["submission", *ids, "total"]]
     for name in sorted(results):
         scores = results[name]["extra_data"]["items"]
-        writer.writerow([name, *(f"{scores[i]:g}" for i in ids), f"{results[name]['score']:g}"])
-    return buf.getvalue()
+        rows.append([name, *(f"{scores[i]:g}" for i in ids), f"{results[name]['score']:g}"])
+    return csv_text(rows)
