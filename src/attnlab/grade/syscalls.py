@@ -46,7 +46,7 @@ ALLOWED = (
     # memory
     "brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "madvise", "mincore", "msync", "mlock",
     "mlock2", "munlock", "mlockall", "munlockall", "membarrier", "pkey_alloc", "pkey_free",
-    "pkey_mprotect", "remap_file_pages",
+    "pkey_mprotect", "remap_file_pages", "map_shadow_stack", "mseal",
     # processes and threads (clone: see CLONE_NAMESPACES)
     "fork", "vfork", "execve", "execveat", "exit", "exit_group", "wait4", "waitid", "waitpid",
     "kill", "tkill", "tgkill", "pidfd_open", "pidfd_send_signal", "rt_sigaction", "rt_sigprocmask",
