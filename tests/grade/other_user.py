@@ -48,7 +48,8 @@ def readable_folder(prefix: str) -> Path:
 
 def make_readable(folder: Path) -> None:
     for p in [folder, *folder.rglob("*")]:
-        os.chmod(p, 0o755 if p.is_dir() or os.access(p, os.X_OK) else 0o644)
+        if not p.is_symlink():  # a venv's python points at the system's, which is not ours to change
+            os.chmod(p, 0o755 if p.is_dir() or os.access(p, os.X_OK) else 0o644)
 
 
 def _with_requirements(names: tuple[str, ...]) -> set[str]:
