@@ -24,6 +24,7 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 24, 36, 38
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 ST_NOSUID, ST_NODEV, ST_NOEXEC = 2, 4, 8
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine())
 SYS_CAPSET = {"x86_64": 126, "aarch64": 91}.get(platform.machine())
@@ -49,11 +50,9 @@ def mount(source: str | None, target: str, fstype: str | None, flags: int, data:
     _check(_libc.mount(_enc(source), _enc(target), _enc(fstype), ctypes.c_ulong(flags), _enc(data)), f"mount {target}")
 
 
-def prctl(option: int, arg: int) -> None:
-    _check(
-        _libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)),
-        "prctl",
-    )
+def prctl(option: int, *args: int) -> None:
+    values = (*args, 0, 0, 0, 0)[:4]
+    _check(_libc.prctl(ctypes.c_int(option), *(ctypes.c_ulong(v) for v in values)), "prctl")
 
 
 def is_root() -> bool:
@@ -217,6 +216,18 @@ def drop_capabilities() -> None:
 
 def no_new_privileges() -> None:
     prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def install_syscall_filter(program: bytes) -> None:
+    """A compiled seccomp program (``syscalls.compile_filter``) on this process and everything it
+    starts; after ``no_new_privileges``."""
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.addressof(buffer))
+    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog))
 
 
 def die_with_parent() -> None:

@@ -469,7 +469,7 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
             os._exit(0)  # the parent died before we asked to die with it
         if config["syscall_filter"] is not None:
             try:
-                config["syscall_filter"].install()
+                jail.install_syscall_filter(config["syscall_filter"])
             except OSError:
                 if mode != "none":
                     raise
@@ -660,10 +660,9 @@ def main(config: dict) -> None:
     )
     config["zygote"] = os.getpid()
     try:
-        program = syscalls.compile_filter()
+        config["syscall_filter"] = syscalls.compile_filter()
     except (OSError, AttributeError):
-        program = None
-    config["syscall_filter"] = syscalls.Filter(program) if program else None
+        config["syscall_filter"] = None
     zygote = Zygote(config)
     modes = ([] if not config.get("isolate", True) else ["root"] if os.geteuid() == 0 else []) + (
         ["userns"] if config.get("isolate", True) else []

@@ -9,7 +9,7 @@ around. In particular: no key rings, no new namespaces, no mounts, no ptrace, an
 local families (unix, netlink, and IP inside the sandbox's empty network namespace).
 
 libseccomp (present wherever systemd or apt is) compiles the list once per zygote; each sandbox
-installs the compiled program with one ``prctl``. Loaded by path from ``sandbox.py``: imports
+installs the compiled program with one ``prctl`` (``jail.install_syscall_filter``). Loaded by path from ``sandbox.py``: imports
 nothing from attnlab.
 """
 
@@ -83,15 +83,10 @@ CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x1000000
 _ALLOW = 0x7FFF0000
 _DENY = 0x00050000 | errno.ENOSYS  # SCMP_ACT_ERRNO(ENOSYS)
 _CMP_EQ, _CMP_MASKED_EQ = 4, 7
-_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 
 
 class _ArgCmp(ctypes.Structure):
     _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("a", ctypes.c_uint64), ("b", ctypes.c_uint64)]
-
-
-class _Program(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
 def compile_filter() -> bytes | None:
@@ -140,18 +135,3 @@ def compile_filter() -> bytes | None:
             os.close(fd)
     finally:
         lib.seccomp_release(ctx)
-
-
-class Filter:
-    """A compiled filter, made ready in the zygote so that installing it in a sandbox is one call."""
-
-    def __init__(self, program: bytes):
-        self._buffer = ctypes.create_string_buffer(program, len(program))
-        self._fprog = _Program(len(program) // 8, ctypes.addressof(self._buffer))
-        self._libc = ctypes.CDLL(None, use_errno=True)
-
-    def install(self) -> None:
-        """On this process (after no_new_privs) and every process it starts."""
-        if self._libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(self._fprog), 0, 0) != 0:
-            e = ctypes.get_errno()
-            raise OSError(e, f"seccomp: {os.strerror(e)}")
