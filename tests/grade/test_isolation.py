@@ -8,7 +8,6 @@ import shutil
 import signal
 import socket
 import sys
-import tempfile
 import textwrap
 import threading
 import time
@@ -19,7 +18,17 @@ import pytest
 
 from attnlab.grade.session import Output, Zygote
 
-from other_user import NOBODY, ROOT, SYSTEM_PYTHON, WHY_NOT_AS_NOBODY, can_run_as_nobody, json_from, venv_under_tmp
+from other_user import (
+    NOBODY,
+    ROOT,
+    SYSTEM_PYTHON,
+    WHY_NOT_AS_NOBODY,
+    can_run_as_nobody,
+    json_from,
+    make_readable,
+    readable_folder,
+    venv_under_tmp,
+)
 
 PROBE = Path(__file__).with_name("sandbox_probe.py")
 
@@ -249,8 +258,7 @@ def test_does_the_sandbox_refuse_the_system_calls_no_namespace_covers(zygote):
 
 def test_can_a_submission_reach_no_socket_or_port_of_the_host(zygote, tmp_path):
     token = uuid.uuid4().hex
-    folder = Path(tempfile.mkdtemp(prefix="attnlab-host-", dir="/tmp"))
-    os.chmod(folder, 0o755)
+    folder = readable_folder("attnlab-host-")
     path = folder / "listener.sock"
     unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     unix.bind(str(path))
@@ -405,11 +413,10 @@ def _probe(folder: Path, user: int | None = None, code: str = PROBE_CODE) -> dic
     """Run ``code`` with the interpreter of ``folder``; a copy of the course's solution, readable
     by anyone, is planted under /tmp for it to look for."""
     token = uuid.uuid4().hex
-    plant = Path(tempfile.mkdtemp(prefix="attnlab-plant-", dir="/tmp"))
+    plant = readable_folder("attnlab-plant-")
     (plant / "solutions").mkdir()
     (plant / "solutions" / "pe_attention.py").write_text(f"# BEGIN SOLUTION {token}\n")
-    for p in [plant, *plant.rglob("*")]:
-        os.chmod(p, 0o755 if p.is_dir() else 0o644)
+    make_readable(plant)
     (folder / "code.py").write_text(f"TOKEN = {token!r}\n" + code)
     os.chmod(folder / "code.py", 0o644)
     try:
