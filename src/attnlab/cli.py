@@ -209,6 +209,18 @@ def grade(
         raise _fail_cleanly(err) from None
     except ValueError as err:  # e.g. a bad roster, two submissions with the same name
         raise click.ClickException(str(err)) from None
+    except grade_.Interrupted as err:
+        import signal
+
+        try:
+            click.echo(
+                f"Stopped by {signal.Signals(err.signum).name}: every submission graded so far is kept in "
+                f"{err.out or out} (grades.csv lists them). Run the same command again to grade the rest.",
+                err=True,
+            )
+        except OSError:  # no terminal left to tell
+            pass
+        raise SystemExit(128 + err.signum) from None
     raise SystemExit(run.exit_code)
 
 

@@ -4,15 +4,19 @@ names that try to break the batch, re-runs, dying workers."""
 import csv
 import json
 import os
+import signal
 import stat
+import subprocess
 import sys
+import time
 import unicodedata
 import zipfile
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
-from attnlab import cli
+from attnlab import cli, paths
 from attnlab.grade import batch, main
 
 from known_outcomes import ENGINE
@@ -250,6 +254,7 @@ def test_are_outputs_readable_by_the_grading_group(tmp_path):
         assert mode & (0o050 if path.is_dir() else 0o040), f"{path} is {oct(mode)}"
 
 
+REPO = Path(__file__).resolve().parents[2]
 CRASHING = [sys.executable, str(Path(__file__).with_name("crashing_worker.py"))]
 
 
@@ -317,3 +322,94 @@ def test_does_a_submission_with_no_roster_student_need_a_human(tmp_path):
     assert "1 student(s) with no submission: Bo Bo" in text and "1 submission(s) with no roster student" in text
     imported = list(csv.reader(open(tmp_path / "out" / "canvas_import.csv", encoding="utf-8")))
     assert [(r[0], r[-1]) for r in imported[2:]] == [("Ada Lovelace", "5"), ("Bo Bo", "")]
+
+
+def test_is_grades_csv_appended_to_rather_than_rewritten_per_submission(tmp_path, monkeypatch):
+    """Does the batch's work per finished submission stay the same whatever the class size? Each
+    finished submission appends its row; the whole file is written only at the start and the end."""
+    given = tmp_path / "given"
+    given.mkdir()
+    for i in range(6):
+        (given / f"s{i}.py").write_text(FULL if i % 2 else PARTIAL)
+    whole_writes = []
+    write_atomic = batch.report.write_atomic
+
+    def counting(path, text):
+        if Path(path).name == "grades.csv":
+            whole_writes.append(text.count("\n") - 1)
+        write_atomic(path, text)
+
+    monkeypatch.setattr(batch.report, "write_atomic", counting)
+    run(tmp_path / "out", given, jobs=2)
+    assert whole_writes == [0, 6]  # the header alone, then the sorted rows at the end
+    assert [(k, r["total"]) for k, r in grades(tmp_path / "out").items()] == [
+        (f"s{i}", "5" if i % 2 else "4") for i in range(6)
+    ]
+
+
+def _attnlab_processes(marker: str) -> list[int]:
+    """Processes whose command line holds ``marker`` (the run's results folder: workers carry it)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_does_an_interrupted_run_keep_what_it_graded_and_resume_there(tmp_path, sig):
+    """A real ``attnlab grade`` stopped by Ctrl-C, a kill or its terminal closing: does it end its
+    workers, say how to resume, leave whole rows and complete results, and does the same command
+    then grade only the rest?"""
+    given = tmp_path / "given"
+    given.mkdir()
+    n = 8
+    honest = (paths.sample_submissions_dir() / "loops_score_full.py").read_text()
+    for i in range(n):  # the course's own assignment, each slow enough at the top level to be stopped half-way
+        (given / f"s{i}.py").write_text(honest + "\nimport time\ntime.sleep(0.4)\n")
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "attnlab.cli", "grade", str(given), "--out", str(out), "--jobs", "1"]
+    proc = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, cwd=REPO)
+    try:
+        deadline = time.monotonic() + 120  # a bound on a broken run, not a timing assertion
+        while len(_rows(out)) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + sig
+    assert "Traceback" not in err and f"Stopped by {signal.Signals(sig).name}" in err
+    assert "Run the same command again" in err
+    deadline = time.monotonic() + 30
+    while _attnlab_processes(str(out)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _attnlab_processes(str(out)) == []
+    kept = _rows(out)
+    full = {"graded"} == {r["status"] for r in kept.values()} and len({r["total"] for r in kept.values()}) == 1
+    assert 2 <= len(kept) < n and full
+    again = subprocess.run(command, capture_output=True, text=True, cwd=REPO)
+    assert again.returncode == 0, again.stderr
+    actions = {r["submission"]: r["outcome"].split(" (submissions")[0] for r in _found(out)}
+    assert actions == {f"s{i}": "graded (skipped)" if f"s{i}" in kept else "graded (graded)" for i in range(n)}
+    assert {r["total"] for r in _rows(out).values()} == {r["total"] for r in kept.values()}
+    assert len(_rows(out)) == n
+
+
+def _rows(out):
+    try:
+        text = (out / "grades.csv").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    rows = list(csv.DictReader(text.splitlines()))
+    assert text == "" or text.endswith("\n")  # whole rows only
+    return {r["submission"]: r for r in rows}
+
+
+def _found(out):
+    with open(out / "found.csv", newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))

@@ -10,9 +10,9 @@ code cells) -> ``sandbox`` (student side, forked from a zygote, isolated by ``ja
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .batch import Graded, Run, main
+    from .batch import Graded, Interrupted, Run, main
 
-__all__ = ["Graded", "Run", "main"]
+__all__ = ["Graded", "Interrupted", "Run", "main"]
 
 
 def __getattr__(name: str) -> Any:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from .. import atomic
 from .report import FILE_MODE, csv_text, write_atomic
@@ -28,7 +28,7 @@ class CaseStats:
         return self.passed / self.graded if self.graded else 0.0
 
 
-def analyse(results: list[dict[str, Any]]) -> tuple[list[CaseStats], Counter]:
+def analyse(results: Iterable[dict[str, Any]]) -> tuple[list[CaseStats], Counter]:
     items: dict[str, CaseStats] = {}
     variants: Counter = Counter()
     for data in results:
@@ -46,7 +46,7 @@ def analyse(results: list[dict[str, Any]]) -> tuple[list[CaseStats], Counter]:
     return list(items.values()), variants
 
 
-def write(out: Path, results: list[dict[str, Any]]) -> tuple[list[CaseStats], Counter]:
+def write(out: Path, results: Iterable[dict[str, Any]]) -> tuple[list[CaseStats], Counter]:
     items, variants = analyse(results)
     write_atomic(
         out / "item_analysis.csv",

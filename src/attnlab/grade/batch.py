@@ -11,8 +11,18 @@
 4. The rest go to worker processes (one per core). A worker that dies or hangs is replaced and the
    submission it held is retried once in a fresh worker; a second failure makes it a problem with
    status "not graded" and no total, never a grade. No other submission is affected.
-5. ``grades.csv`` (rewritten atomically after every submission), ``found.csv``, the item analysis,
-   the Canvas import, and a closing summary.
+5. ``grades.csv`` (a row appended as each submission finishes, sorted once at the end),
+   ``found.csv``, the item analysis, the Canvas import, and a closing summary.
+
+Linear at any class size: the batch's work per finished submission does not grow with the class
+(an appended row, a progress tick; the worker writes the results and replies with the scores), and
+its memory is a small record per submission (its name, identities, scores: under 2 KB each)
+plus one results.json at a time for the item analysis.
+
+Interrupting a run (Ctrl-C, SIGTERM, the terminal closing) stops its workers and keeps every
+finished result: a worker writes a submission's results.json in one go, with the content hash that
+the next run compares, so the same command resumes where the run stopped. Even a SIGKILL leaves
+whole rows in grades.csv and complete results or none.
 
 ``Run.exit_code``: 0 when every submission was graded and nothing needs a human; 3 when grading
 finished but something does (an unreadable submission, one that could not be graded, a submission
@@ -22,6 +32,7 @@ roster, nothing to grade) raise, and the CLI exits 1 with the message.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -36,7 +47,7 @@ import time
 from collections import Counter, deque
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 from .. import __version__, atomic, paths
 from . import analysis, canvas, report
@@ -151,17 +162,54 @@ def main(
         parent=os.getpid(),
     )
     jobs = jobs or os.cpu_count() or 1
-    # the workers start now (a second each, most of it their sandboxes' interpreter) and get ready
-    # while this process loads the tests and looks through the submissions
-    early = _start_workers(config, jobs)
+    with _interruptible():
+        # the workers start now (a second each, most of it their sandboxes' interpreter) and get
+        # ready while this process loads the tests and looks through the submissions
+        early = _start_workers(config, jobs)
+        try:
+            return _grade(
+                submissions, out, tests_dir, support_dir, limits, config, jobs, early, force, the_roster, progress
+            )
+        except Interrupted as e:
+            e.out = out
+            raise
+        finally:
+            for w in early:
+                if w.proc.poll() is None and not w.handed:
+                    w.kill()
+
+
+class Interrupted(KeyboardInterrupt):
+    """The run was stopped by a signal; everything graded before it is kept (``out``)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+        self.out: Path | None = None
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP (the terminal closed) stop the run through the finally blocks
+    that end its workers and sort grades.csv. A signal ignored when the run starts (``nohup``)
+    stays ignored; off the main thread, Python allows no handlers and the defaults hold."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise Interrupted(signum)
+
+    old = {
+        sig: signal.signal(sig, stop)
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+        if signal.getsignal(sig) is not signal.SIG_IGN
+    }
     try:
-        return _grade(
-            submissions, out, tests_dir, support_dir, limits, config, jobs, early, force, the_roster, progress
-        )
+        yield
     finally:
-        for w in early:
-            if w.proc.poll() is None and not w.handed:
-                w.kill()
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
 
 
 def _grade(
@@ -203,30 +251,30 @@ def _grade(
             graded[sub.key] = g
             if job is not None:
                 todo.append(job)
-    earlier = sum(1 for p in store.iterdir() if p.is_dir() and p.name not in set(folders.values()))
+    ours = set(folders.values())
+    earlier = sum(1 for p in store.iterdir() if p.is_dir() and p.name not in ours)
 
-    def write_grades() -> None:
-        report.write_atomic(out / "grades.csv", grades_csv(list(graded.values()), questions))
+    rows = _GradesFile(out / "grades.csv", questions, graded.values())
 
-    def done(job: _Job, data: dict[str, Any]) -> None:
+    def done(job: _Job, score: float | None, questions: dict[str, float], problem: str = "") -> None:
         g = graded[job.key]
-        status = data["extra_data"].get("status", GRADED)
-        g.status, g.results, g.worker_failures = status, store / job.folder / "results.json", job.failures
-        g.score = float(data["score"]) if status != NOT_GRADED else None
-        g.questions = dict(data["extra_data"]["questions"]) if status != NOT_GRADED else {}
-        g.problem = "; ".join(data["extra_data"]["errors"]) if status == NOT_GRADED else g.problem
-        write_grades()
+        g.status = GRADED if score is not None else NOT_GRADED
+        g.results, g.worker_failures = store / job.folder / "results.json", job.failures
+        g.score, g.questions, g.problem = score, questions, problem or g.problem
+        rows.append(g)
 
-    write_grades()
-    if todo:
-        threading.Thread(target=analysis.preload, daemon=True).start()
-        _schedule(todo, config, jobs, limits, questions, store, done, progress, tuple(early))
-    write_grades()
+    try:
+        if todo:
+            threading.Thread(target=analysis.preload, daemon=True).start()
+            _schedule(todo, config, jobs, limits, questions, store, done, progress, tuple(early))
+    finally:
+        rows.close(graded.values())  # sorted, and whole even when the run was interrupted
 
     written = [out / "grades.csv", out / "found.csv"]
     report.write_atomic(out / "found.csv", found_csv(found, graded, folders))
-    results = [report.read(g.results) for g in graded.values() if g.status == GRADED and g.results]
-    items, variants = analysis.write(out, [r for r in results if r is not None])
+    # one results.json in memory at a time, whatever the class size
+    results = (report.read(g.results) for g in graded.values() if g.status == GRADED and g.results)
+    items, variants = analysis.write(out, (r for r in results if r is not None))
     written += [out / "item_analysis.csv", out / "misconceptions.csv"]
     if items:
         written.append(out / "item_analysis.png")
@@ -320,8 +368,7 @@ def _unreadable(
         for tf in tests
     ]
     rep = Report(folder.name, str(staged or folder), questions, [f"the submission {why}"])
-    path = report.write(folder.parent, rep)
-    report.stamp(path, dict(fields, status=UNREADABLE, problem=why), g.who())
+    report.write(folder.parent, rep, dict(fields, status=UNREADABLE, problem=why), g.who())
     g.status, g.problem, g.score = UNREADABLE, why, 0.0
     g.questions = {q.name: 0.0 for q in questions}
     return g
@@ -340,38 +387,49 @@ def _tests_fingerprint(tests_dir: Path, support_dir: Path | None, limits: Limits
 # ---- outputs that span submissions
 
 
-def grades_csv(graded: list[Graded], questions: list[tuple[str, float]]) -> str:
-    rows: list[list[Any]] = [
-        [
-            "submission",
-            "student",
-            "student_id",
-            "email",
-            *(q for q, _ in questions),
-            "total",
-            "status",
-            "problem",
-            "notes",
-        ]
+def grades_csv(graded: Iterable[Graded], questions: list[tuple[str, float]]) -> str:
+    header = ["submission", "student", "student_id", "email", *(q for q, _ in questions), "total", "status"]
+    header += ["problem", "notes"]
+    rows = [g for g in graded if g.score is not None or g.status != GRADED]  # (the rest: not graded yet)
+    return report.csv_text([header] + [_grades_row(g, questions) for g in sorted(rows, key=lambda g: g.submission)])
+
+
+def _grades_row(g: Graded, questions: list[tuple[str, float]]) -> list[Any]:
+    scores = [f"{g.questions.get(q, 0.0):g}" if g.score is not None else "" for q, _ in questions]
+    return [
+        g.submission,
+        "; ".join(s.name or s.login for s in g.students),
+        "; ".join(s.id for s in g.students if s.id),
+        "; ".join(s.email for s in g.students if s.email),
+        *scores,
+        "" if g.score is None else f"{g.score:g}",
+        g.status,
+        g.problem,
+        "; ".join(g.notes),
     ]
-    for g in sorted(graded, key=lambda g: g.submission):
-        if g.score is None and g.status == GRADED:
-            continue  # not graded yet in this run
-        scores = [f"{g.questions.get(q, 0.0):g}" if g.score is not None else "" for q, _ in questions]
-        rows.append(
-            [
-                g.submission,
-                "; ".join(s.name or s.login for s in g.students),
-                "; ".join(s.id for s in g.students if s.id),
-                "; ".join(s.email for s in g.students if s.email),
-                *scores,
-                "" if g.score is None else f"{g.score:g}",
-                g.status,
-                g.problem,
-                "; ".join(g.notes),
-            ]
-        )
-    return report.csv_text(rows)
+
+
+class _GradesFile:
+    """grades.csv while a run goes: the rows known before grading (skipped, unreadable), then one
+    row appended per finished submission in a single write (so that even a killed run leaves whole
+    rows), then sorted once at the end."""
+
+    def __init__(self, path: Path, questions: list[tuple[str, float]], graded: Iterable[Graded]):
+        self.path, self.questions = path, questions
+        report.write_atomic(path, grades_csv(graded, questions))
+        self.fd: int | None = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+
+    def append(self, g: Graded) -> None:
+        assert self.fd is not None  # (not closed)
+        row = report.csv_text([_grades_row(g, self.questions)]).encode("utf-8")
+        while row:
+            row = row[os.write(self.fd, row) :]
+
+    def close(self, graded: Iterable[Graded]) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        report.write_atomic(self.path, grades_csv(graded, self.questions))
 
 
 def found_csv(found: Found, graded: dict[str, Graded], folders: dict[str, str]) -> str:
@@ -475,7 +533,8 @@ class _Worker:
         self.job, self.since = job, time.monotonic()
         self.served += 1
         assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps({"path": str(job.path), "name": job.folder}) + "\n")
+        line = {"path": str(job.path), "name": job.folder, "fields": job.fields, "who": job.who}
+        self.proc.stdin.write(json.dumps(line) + "\n")
         self.proc.stdin.flush()
 
     def kill(self) -> None:
@@ -523,7 +582,7 @@ def _schedule(
     limits: Limits,
     questions: list[tuple[str, float]],
     store: Path,
-    done: Callable[[_Job, dict], None],
+    done: Callable[..., None],
     progress: bool,
     early: tuple[_Worker, ...] = (),
 ) -> None:
@@ -544,8 +603,8 @@ def _schedule(
     def start() -> None:
         add(_start_workers(config, len(workers) + 1, workers)[0])
 
-    def finish(job: _Job) -> None:
-        done(job, report.stamp(store / job.folder / "results.json", job.fields, job.who))
+    def finish(job: _Job, score: float | None, questions: dict[str, float], problem: str = "") -> None:
+        done(job, score, questions, problem)
         bar.advance(job.key)
 
     def failed(job: _Job, why: str, retry: bool = True) -> None:
@@ -556,12 +615,13 @@ def _schedule(
             queue.appendleft(job)
             return
         data = report.failed_results(job.folder, questions, why if job.failures < 2 else f"{why} (twice)")
-        report.write_atomic(store / job.folder / "results.json", json.dumps(data, indent=1))
+        data["extra_data"].update(job.fields)
         report.write_atomic(
             store / job.folder / "feedback.md",
-            f"# Feedback for {job.who}\n\nNot graded yet: {why}. It will be graded again.\n",
+            f"# Feedback for {' '.join(job.who.split())}\n\nNot graded yet: {why}. It will be graded again.\n",
         )
-        finish(job)
+        report.write_atomic(store / job.folder / "results.json", json.dumps(data, indent=1))
+        finish(job, None, {}, "; ".join(data["extra_data"]["errors"]))
 
     def retire(w: _Worker, why: str) -> None:
         nonlocal failed_starts
@@ -621,10 +681,13 @@ def _schedule(
                     retire(w, "the grading worker answered nonsense")
                     continue
                 w.job = None
-                if report.read(store / job.folder / "results.json") is None:
-                    failed(job, "the grading worker wrote no results")
-                else:
-                    finish(job)
+                # the worker answers once the results (with job.fields) are written
+                try:
+                    score, scores = float(msg["score"]), {str(q): float(v) for q, v in msg["questions"].items()}
+                except (KeyError, TypeError, ValueError, AttributeError):
+                    failed(job, "the grading worker answered nonsense")
+                    continue
+                finish(job, score, scores)
             if not workers and queue:
                 while queue:
                     failed(queue.popleft(), "no grading worker could start", retry=False)
@@ -662,4 +725,7 @@ class _Progress:
 
     def close(self) -> None:
         if self.progress is not None:
-            self.progress.stop()
+            try:
+                self.progress.stop()
+            except OSError:  # the terminal has gone (SIGHUP): nothing left to show it on
+                pass

@@ -158,9 +158,9 @@ def summary(report: Report) -> str:
     return "\n".join(lines)
 
 
-def feedback_md(report: Report) -> str:
+def feedback_md(report: Report, who: str | None = None) -> str:
     out = [
-        f"# Feedback for {report.submission}",
+        f"# Feedback for {' '.join((who or report.submission).split())}",
         "",
         f"**Score: {_pts(report.score)} / {_pts(report.possible)}**",
         "",
@@ -194,13 +194,19 @@ def _pts(x: float) -> str:
     return f"{x:g}"
 
 
-def write(out: Path, report: Report) -> Path:
-    """Write the submission's files into ``out/<report.submission>``; returns its results.json."""
+def write(out: Path, report: Report, fields: dict[str, Any] | None = None, who: str | None = None) -> Path:
+    """Write the submission's files into ``out/<report.submission>``, with ``fields`` (identity,
+    status, hashes: see ``stamp``) in results.json and ``who`` named in the feedback; returns its
+    results.json. Written in one go, results.json last, so that a run killed at any point leaves
+    either a complete result or none."""
     folder = Path(out) / report.submission
     write_atomic(folder / "output.txt", report.log)
-    write_atomic(folder / "feedback.md", feedback_md(report))
+    write_atomic(folder / "feedback.md", feedback_md(report, who))
+    data = results_json(report)
+    data["extra_data"]["status"] = GRADED
+    data["extra_data"].update(fields or {})
     path = folder / "results.json"
-    write_atomic(path, json.dumps(results_json(report), indent=1))
+    write_atomic(path, json.dumps(data, indent=1))
     return path
 
 

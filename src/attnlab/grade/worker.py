@@ -105,8 +105,11 @@ def serve(config: dict) -> None:
     replies.write(json.dumps({"ready": zygote.mode}) + "\n")
     for line in sys.stdin:
         job = json.loads(line)
-        result = report.write(Path(config["out"]), grader.grade(Path(job["path"])))
-        replies.write(json.dumps({"name": job["name"], "results": str(result)}) + "\n")
+        graded = grader.grade(Path(job["path"]))
+        report.write(Path(config["out"]), graded, job["fields"], job["who"])
+        # what grades.csv needs, so that the batch never reads the results back
+        scores = {q.name: q.score for q in graded.questions}
+        replies.write(json.dumps({"name": job["name"], "score": graded.score, "questions": scores}) + "\n")
     zygote.close()
 
 
