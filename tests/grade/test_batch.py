@@ -59,7 +59,11 @@ def test_are_grades_results_and_feedback_written_per_submission(tmp_path):
         assert data["score"] == g.score and data["extra_data"]["status"] == "graded"
         assert {t["visibility"] for t in data["tests"]} == {"visible", "hidden"}
         assert (tmp_path / "submissions" / g.submission / "feedback.md").read_text().startswith("# Feedback")
-    assert (tmp_path / "item_analysis.png").stat().st_size > 1000
+    drawing = (tmp_path / "item_analysis.svg").read_text()
+    assert drawing.count('fill="#4c72b0"') + drawing.count('fill="#8c8c8c"') == len(
+        list(csv.DictReader(open(tmp_path / "item_analysis.csv")))
+    )
+    assert "calls: in-place scaling" in drawing
     misconceptions = list(csv.DictReader(open(tmp_path / "misconceptions.csv")))
     assert {"question": "calls", "misconception": "in-place scaling", "submissions": "1"} in misconceptions
     assert result.exit_code == 0
@@ -177,7 +181,7 @@ def test_can_no_name_break_the_batch_or_reach_another_file(tmp_path):
         "found.csv",
         "grades.csv",
         "item_analysis.csv",
-        "item_analysis.png",
+        "item_analysis.svg",
         "misconceptions.csv",
         "submissions",
     ]

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from .. import atomic
-from .report import FILE_MODE, csv_text, write_atomic
+from xml.sax.saxutils import escape
+
+from .report import csv_text, write_atomic
 
 
 @dataclass
@@ -60,50 +61,59 @@ def write(out: Path, results: Iterable[dict[str, Any]]) -> tuple[list[CaseStats]
         csv_text([["question", "misconception", "submissions"]] + [[q, v, n] for (q, v), n in variants.most_common()]),
     )
     if items:
-        plot(out / "item_analysis.png", items, variants)
+        plot(out / "item_analysis.svg", items, variants)
     return items, variants
 
 
-def preload() -> None:
-    """Import matplotlib's Agg machinery (half a second), e.g. in a thread while grading runs."""
-    from matplotlib.backends import backend_agg  # noqa: F401
-    from matplotlib import figure  # noqa: F401
+ROW = 18  # pixels per bar
+LEFT, WIDTH = 330, 420  # label column, bar area
 
 
 def plot(path: Path, items: list[CaseStats], variants: Counter) -> None:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    """The analysis as an SVG drawing: a bar per case (pass rate, grouped by question, public blue,
+    hidden grey), then a bar per named misconception (submissions). Written as text: no plotting
+    library to import, so the drawing costs nothing next to grading even a single submission."""
+    out: list[str] = []
+    y = 0
 
-    rows = len(items) + max(len(variants), 1)
-    height = 1.5 + 0.28 * rows
-    fig = Figure(figsize=(10, height))
-    FigureCanvasAgg(fig)
-    ax1, ax2 = fig.subplots(2, 1, gridspec_kw={"height_ratios": [max(len(items), 1), max(len(variants), 1)]})
-    fig.subplots_adjust(left=0.46, right=0.97, top=1 - 0.5 / height, bottom=0.6 / height, hspace=0.9 / height * 4)
-    # one bar per case, grouped by question; one label per question keeps the drawing fast
-    ys = list(range(len(items)))
-    ax1.barh(ys, [100 * it.rate for it in items], color=["#8c8c8c" if it.hidden else "#4c72b0" for it in items])
-    firsts = [i for i, it in enumerate(items) if i == 0 or items[i - 1].question != it.question]
-    ax1.set_yticks(firsts, [items[i].question for i in firsts])
-    for i in firsts[1:]:
-        ax1.axhline(i - 0.5, color="#dddddd", linewidth=0.8)
-    ax1.set_ylim(len(items) - 0.5, -0.5)
-    ax1.set_xlim(0, 100)
-    ax1.set_xlabel("submissions passing (%)")
-    ax1.set_title(f"Pass rate per test case ({items[0].graded} submissions)\npublic cases blue, hidden grey")
-    if variants:
-        common = variants.most_common()
-        ax2.barh([f"{q}: {v}" for (q, v), _ in common], [n for _, n in common], color="#dd8452")
-        ax2.invert_yaxis()
-        ax2.set_xlabel("submissions")
-        ax2.xaxis.get_major_locator().set_params(integer=True)
-    else:
-        ax2.text(0.5, 0.5, "no named misconception seen", ha="center", va="center")
-        ax2.set_axis_off()
-    ax2.set_title("Named misconceptions")
-    with atomic.replacing(path) as tmp:
-        fig.savefig(tmp, dpi=90, format="png")
-        tmp.chmod(FILE_MODE)
+    def text(x: float, y: float, s: str, anchor: str = "end", weight: str = "normal") -> None:
+        out.append(f'<text x="{x:g}" y="{y:g}" text-anchor="{anchor}" font-weight="{weight}">{escape(s)}</text>')
+
+    def bar(y: float, fraction: float, colour: str, label: str) -> None:
+        out.append(
+            f'<rect x="{LEFT}" y="{y + 3:g}" width="{WIDTH * fraction:.1f}" height="{ROW - 6}" fill="{colour}"/>'
+        )
+        text(LEFT + WIDTH * fraction + 4, y + ROW - 5, label, anchor="start")
+
+    y += 24
+    text(LEFT + WIDTH / 2, y, f"Pass rate per test case ({items[0].graded} submissions)", "middle", "bold")
+    y += 16
+    text(LEFT + WIDTH / 2, y, "public cases blue, hidden grey", "middle")
+    y += 10
+    for i, it in enumerate(items):
+        if i == 0 or items[i - 1].question != it.question:
+            out.append(f'<line x1="10" x2="{LEFT + WIDTH}" y1="{y:g}" y2="{y:g}" stroke="#dddddd"/>')
+            text(LEFT - 8, y + ROW - 5, it.question)
+        bar(y, it.rate, "#8c8c8c" if it.hidden else "#4c72b0", f"{100 * it.rate:.0f}%")
+        y += ROW
+    y += 34
+    text(LEFT + WIDTH / 2, y, "Named misconceptions (submissions)", "middle", "bold")
+    y += 10
+    common = variants.most_common()
+    for (question, variant), n in common:
+        text(LEFT - 8, y + ROW - 5, f"{question}: {variant}")
+        bar(y, n / common[0][1], "#dd8452", str(n))
+        y += ROW
+    if not common:
+        y += ROW
+        text(LEFT + WIDTH / 2, y, "no named misconception seen", "middle")
+    height = y + 20
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{LEFT + WIDTH + 60}" height="{height}" '
+        'font-family="sans-serif" font-size="12">\n'
+        f'<rect width="100%" height="100%" fill="white"/>\n' + "\n".join(out) + "\n</svg>\n"
+    )
+    write_atomic(path, svg)
 
 
 def table(items: list[CaseStats], variants: Counter):
@@ -113,7 +123,7 @@ def table(items: list[CaseStats], variants: Counter):
 
     from .report import shown as escape
 
-    t = Table(title="Item analysis (every case: item_analysis.csv and .png)")
+    t = Table(title="Item analysis (every case: item_analysis.csv and .svg)")
     for col in ("question", "cases", "hardest case", "its pass rate"):
         t.add_column(col)
     by_question: dict[str, list[CaseStats]] = {}

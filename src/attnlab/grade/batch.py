@@ -265,7 +265,6 @@ def _grade(
 
     try:
         if todo:
-            threading.Thread(target=analysis.preload, daemon=True).start()
             _schedule(todo, config, jobs, limits, questions, store, done, progress, tuple(early))
     finally:
         rows.close(graded.values())  # sorted, and whole even when the run was interrupted
@@ -277,7 +276,7 @@ def _grade(
     items, variants = analysis.write(out, (r for r in results if r is not None))
     written += [out / "item_analysis.csv", out / "misconceptions.csv"]
     if items:
-        written.append(out / "item_analysis.png")
+        written.append(out / "item_analysis.svg")
     if the_roster is not None and matching is not None:
         totals = {g.submission: g.score for g in graded.values()}
         written.append(canvas.write(out, the_roster, matching, totals, sum(p for _, p in questions)))
