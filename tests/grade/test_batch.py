@@ -417,3 +417,20 @@ def _rows(out):
 def _found(out):
     with open(out / "found.csv", newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
+
+
+def test_does_grading_one_named_file_start_one_worker(tmp_path, monkeypatch):
+    """Start-up: a worker (and its zygote) is a second of CPU, so a run never starts more of them
+    than the files it was named."""
+    started = []
+    start_workers = batch._start_workers
+
+    def counting(config, jobs, running=None):
+        new = start_workers(config, jobs, running)
+        started.extend(new)
+        return new
+
+    monkeypatch.setattr(batch, "_start_workers", counting)
+    (tmp_path / "ann.py").write_text(FULL)
+    assert run(tmp_path / "out", tmp_path / "ann.py", jobs=2).graded[0].score == 5
+    assert len(started) == 1

@@ -164,8 +164,10 @@ def main(
     jobs = jobs or os.cpu_count() or 1
     with _interruptible():
         # the workers start now (a second each, most of it their sandboxes' interpreter) and get
-        # ready while this process loads the tests and looks through the submissions
-        early = _start_workers(config, jobs)
+        # ready while this process loads the tests and looks through the submissions; no more of
+        # them than there are submissions when those are named one by one (one file: one worker)
+        named = all(Path(s).suffix in (".py", ".ipynb") for s in submissions)
+        early = _start_workers(config, min(jobs, len(submissions)) if named else jobs)
         try:
             return _grade(
                 submissions, out, tests_dir, support_dir, limits, config, jobs, early, force, the_roster, progress

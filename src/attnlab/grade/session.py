@@ -102,6 +102,8 @@ class Output:
 class Zygote:
     """A clean interpreter with numpy and the assignment's preloads loaded, that forks sandboxes.
 
+    It starts in the background (most of a second: numpy, matplotlib, a trial sandbox), so that
+    its owner can load the tests meanwhile; ``mode`` and ``spawn`` wait until it is ready.
     ``packages`` are the distributions a submission may import (numpy and IPython always; their
     dependencies come along); ``preload`` the modules imported once, before any fork."""
 
@@ -142,13 +144,21 @@ class Zygote:
         )
         theirs.close()
         self.ctl.settimeout(60)
-        try:
-            status, self.mode = self._recv()
-        except (OSError, wire.WireError, ValueError) as e:
-            self.close()
-            raise RuntimeError(f"the sandbox zygote did not start ({e})") from None
-        if status != "ready":
-            raise RuntimeError("the sandbox zygote did not start")
+        self._mode: str | None = None
+
+    @property
+    def mode(self) -> str:
+        """How its sandboxes are isolated: "root", "userns" or "none" (process limits only)."""
+        if self._mode is None:
+            try:
+                status, mode = self._recv()
+            except (OSError, RuntimeError, wire.WireError, ValueError) as e:
+                self.close()
+                raise RuntimeError(f"the sandbox zygote did not start ({e})") from None
+            if status != "ready":
+                raise RuntimeError("the sandbox zygote did not start")
+            self._mode = mode
+        return self._mode
 
     def _recv(self) -> tuple:
         data = self.ctl.recv(1 << 16)
@@ -157,6 +167,7 @@ class Zygote:
         return wire.decode(data)
 
     def spawn(self, output: Output) -> "Sandbox":
+        assert self.mode  # (waits until it is ready)
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         out_r, out_w = os.pipe()
         try:

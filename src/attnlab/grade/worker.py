@@ -95,14 +95,16 @@ def serve(config: dict) -> None:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     limits = Limits(**config["limits"])
-    if config.get("cpu") is not None and hasattr(os, "sched_setaffinity"):
-        # the worker, its zygote and its sandboxes ping-pong: on one core they skip cross-core wakeups
-        os.sched_setaffinity(0, {config["cpu"]})
-    zygote = start_zygote(config)
+    zygote = start_zygote(config)  # it gets ready while the tests load, on another core if one is free
     grader = Grader(
         zygote, Path(config["tests_dir"]), Path(config["support_dir"]) if config["support_dir"] else None, limits
     )
-    replies.write(json.dumps({"ready": zygote.mode}) + "\n")
+    mode = zygote.mode
+    if config.get("cpu") is not None and hasattr(os, "sched_setaffinity"):
+        # the worker, its zygote and its sandboxes ping-pong: on one core they skip cross-core wakeups
+        os.sched_setaffinity(0, {config["cpu"]})
+        os.sched_setaffinity(zygote.proc.pid, {config["cpu"]})
+    replies.write(json.dumps({"ready": mode}) + "\n")
     for line in sys.stdin:
         job = json.loads(line)
         graded = grader.grade(Path(job["path"]))
