@@ -16,6 +16,9 @@ from . import paths
 
 CALL_TIMEOUT = 10.0  # as `attnlab grade`'s default --timeout
 MEMORY_MB = 2048  # as `attnlab grade`'s default --memory-mb
+# Half of checking a notebook that plots is importing pyplot: when the submission names it, the
+# zygote imports it while this process loads the tests, instead of the sandbox after them.
+PLOTTING = "matplotlib.pyplot"
 
 
 def find_submission(folder: Path, name: str) -> Path:
@@ -59,13 +62,25 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
     except (OSError, ValueError) as e:  # paths.CourseError is a ValueError
         print(f"attnlab check: {e}", file=sys.stderr)
         return 2
+    from .grade import source
     from .grade.runner import Grader, Limits
     from .grade.session import Zygote
 
     limits = Limits.from_timeout(CALL_TIMEOUT, MEMORY_MB)
+    try:
+        plots = any("matplotlib" in cell for cell in source.cells(path))
+    except (OSError, ValueError):  # an unreadable notebook: the grader says why
+        plots = False
     # the student's own code on the student's own machine: the grader's process model and limits,
     # with the student's own packages (no allow-list view: there is nothing here to hide)
-    zygote = Zygote(uid=None, gid=None, memory_mb=MEMORY_MB, cpu_seconds=int(limits.wall) + 5, isolate=False)
+    zygote = Zygote(
+        uid=None,
+        gid=None,
+        memory_mb=MEMORY_MB,
+        cpu_seconds=int(limits.wall) + 5,
+        preload=(PLOTTING,) if plots else (),
+        isolate=False,
+    )
     try:
         grader = Grader(zygote, tests_dir, None, limits)
         if question is not None:

@@ -63,3 +63,25 @@ def test_does_a_top_level_loop_end_with_a_message_within_the_statement_limit(tmp
     (sub / "pe_attention.py").write_text((sub / "pe_attention.py").read_text() + "\nwhile True:\n    pass\n")
     assert check.main(submission=sub / "pe_attention.py") == 1
     assert "timed out" in capsys.readouterr().out
+
+
+def test_does_the_zygote_import_pyplot_meanwhile_when_a_submission_plots(tmp_path, monkeypatch, capsys):
+    """Half of checking the notebook (it plots) is importing pyplot: the zygote does it while the
+    tests load; a submission that does not name matplotlib never pays for it."""
+    from attnlab.grade import session
+
+    asked = []
+    zygote = session.Zygote
+
+    def recording(**kw):
+        asked.append(kw["preload"])
+        return zygote(**kw)
+
+    monkeypatch.setattr(session, "Zygote", recording)
+    twin = (FIXTURES / "twin.py").read_text()
+    (tmp_path / "plots.py").write_text(twin + "\nimport matplotlib.pyplot as plt\nplt.plot([1, 2])\n")
+    (tmp_path / "plain.py").write_text(twin)
+    shutil.copytree(paths.public_tests_dir(paths.ASSIGNMENT), tmp_path / "tests")
+    assert check.main(submission=tmp_path / "plots.py", question="sinusoidal_pe") == 0
+    assert check.main(submission=tmp_path / "plain.py", question="sinusoidal_pe") == 0
+    assert asked == [("matplotlib.pyplot",), ()]

@@ -1,4 +1,6 @@
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -34,6 +36,29 @@ def test_are_ignored_cells_skipped_and_magics_left_to_the_sandbox(tmp_path):
     path = tmp_path / "s.ipynb"
     path.write_text(json.dumps(nb))
     assert source.cells(path) == ["%matplotlib inline\nx = 1"]
+
+
+def test_is_a_version_4_notebook_read_without_importing_nbformat(tmp_path):
+    """Start-up of ``attnlab check`` and of every worker: nbformat takes a third of a second to
+    import, and a version 4 notebook (lines stored as a list) needs only JSON."""
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": ["x = 1\n", "y = 2"]}], "nbformat": 4}
+    path = tmp_path / "s.ipynb"
+    path.write_text(json.dumps(nb))
+    code = "import sys; from attnlab.grade import source; print(source.cells(sys.argv[1]), 'nbformat' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    assert done.stdout.split("]")[1].strip() == "False" and source.cells(path) == ["x = 1\ny = 2"]
+
+
+def test_is_an_older_notebook_still_read(tmp_path):
+    nb = {
+        "nbformat": 3,
+        "nbformat_minor": 0,
+        "metadata": {},
+        "worksheets": [{"cells": [{"cell_type": "code", "input": "x = 1", "language": "python", "outputs": []}]}],
+    }
+    path = tmp_path / "old.ipynb"
+    path.write_text(json.dumps(nb))
+    assert source.cells(path) == ["x = 1"]
 
 
 def test_do_magics_become_get_ipython_calls_in_the_sandbox():
