@@ -220,3 +220,29 @@ def test_does_a_probe_that_remembers_its_calls_declare_no_answers():
     f = oracle.checkers.OnePermutationOnly(X, "equivariant")
     lent = oracle.probes.Probe(f.what, f, False, False, pure=False).lent(X)
     assert lent is f and not hasattr(lent, "known_answers")
+
+
+def test_is_an_oracle_value_computed_once_per_process_and_handed_out_as_a_fresh_copy():
+    """Every submission's tests ask for the same expected values: a worker computes each once.
+    Can one test's change to what it got reach a later test, or can inputs that differ only in
+    their bytes (a dtype, a negative zero) share an entry?"""
+    from attnlab_oracle.memo import memoised
+
+    calls = []
+
+    @memoised
+    def variants(x, *, scale=1.0):
+        calls.append(x.dtype.str)
+        return [("a variant", "why", x * scale)]
+
+    x = np.arange(3.0)
+    first = variants(x)
+    first[0][2][:] = 99.0
+    assert np.array_equal(variants(x.copy())[0][2], x) and len(calls) == 1
+    variants(x.astype(np.float32))
+    variants(x, scale=-0.0)
+    variants(x, scale=0.0)
+    variants(x, scale=0.0)
+    assert len(calls) == 4
+    assert oracle.pe_variants.__wrapped__ is oracle.positional.pe_variants
+    assert np.array_equal(oracle.pe(5, 4), oracle.positional.pe(5, 4))

@@ -11,6 +11,8 @@ Tests call student code only through ``compare.call`` (or ``call_as``): the stud
 the test's arrays, expected values come from the test's own data, and an exception names the call
 that raised. Input mutation is checked only with ``compare.mutated_arguments``.
 
+``memo`` keeps the expected values and variants once computed, for every later submission.
+
 ``probes`` holds the functions with known permutation behaviour that the checker tests hand to the
 students' ``is_permutation_equivariant`` and ``is_permutation_invariant``; ``checkers`` names a
 checker's mistake from its answers to a battery of them.
@@ -19,9 +21,20 @@ The oracle is a package, not a module: otter copies support files next to the su
 second top-level ``.py`` file there would stop otter from finding a ``.py`` submission.
 """
 
+from . import attention as _attention
 from . import checkers, probes  # noqa: F401
+from . import extensions as _extensions
+from . import permutation as _permutation
+from . import positional as _positional
 from .attention import *  # noqa: F403
 from .compare import *  # noqa: F403
 from .extensions import *  # noqa: F403
+from .memo import memoised
 from .permutation import *  # noqa: F403
 from .positional import *  # noqa: F403
+
+# The values the tests compare with, computed once per grading worker (``memo``); what the oracle's
+# own modules call stays as it is.
+for _module in (_positional, _attention, _extensions, _permutation):
+    for _name in _module.__all__:
+        globals()[_name] = memoised(getattr(_module, _name))
