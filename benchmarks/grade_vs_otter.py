@@ -1,22 +1,35 @@
-"""Grade the same N mixed submissions with sequential ``otter run`` and with ``attnlab grade`` in one
-run; print both times, the ratio, and whether every score agrees. Also time ``attnlab check``.
+"""How fast ``attnlab grade`` and ``attnlab check`` are, as ratios against sequential ``otter run``
+measured in the same run, so that a shared or loaded machine changes both sides alike.
 
-    python benchmarks/grade_vs_otter.py [-n 20] [--bugs]
+    python benchmarks/grade_vs_otter.py [-n 40] [--bugs] [--copies 10] [--scale 500,5000] [--short]
 
-Targets (issues 5 and 9): ratio >= 30 on 2 cores with identical scores, over the samples and the
-bug corpus (``--bugs``); ``attnlab check`` <= 0.5 s. The submissions are the shared known-outcome
-samples (correct, partial, stub, broken), cycled to N, and with ``--bugs`` the 70 one-bug
-submissions too. Measured on 2 shared virtual cores (2026-11-23, four runs over the day): 48-49x
-with ``--bugs`` (110 submissions, otter 453-454 s, attnlab 9.2-9.5 s); 26-32x for the 40 samples
-alone, where attnlab's fixed two seconds of start-up (workers; sandbox zygotes, most of it importing
-the matplotlib the assignment preloads; the item-analysis plot) weigh more.
+One run measures (issue 23's targets in brackets):
+
+1. a small class: N mixed submissions (the known-outcome samples, cycled to N, with ``--bugs`` the
+   70 one-bug submissions of the bug corpus too), each graded by ``otter run -a autograder.zip``
+   one after another and by one ``attnlab grade`` of them all (median of three); scores must agree
+   [ratio >= 50];
+2. a class: the same files ``--copies`` times under other names, graded once, against otter's
+   time per file from 1 [ratio >= 100];
+3. one file: ``attnlab grade one.py`` (median of three) against otter's median time per file
+   [otter / attnlab >= 4];
+4. ``attnlab check`` on the student notebook and on its ``.py`` twin (median of five each)
+   [notebook / .py <= 2];
+5. linear at any class size: copies of one submission under 500 and 5,000 names (``--scale``),
+   graded cold; the time per submission at the larger size against the smaller [<= 1.10], and
+   the peak memory of the batch process itself (not its workers) at each size.
+
+``--short`` is a quick look (N = 12, 3 copies, scale 50,500): its ratios are indicative only.
+The machine's core count and load average (start and end) are printed with the figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,19 +41,41 @@ from attnlab import build, paths
 from attnlab.grade import report
 
 OTTER = Path(sys.executable).with_name("otter")
+REPO = Path(__file__).resolve().parents[1]
+# the batch in a process of its own, reporting its own peak memory (workers not included)
+GRADE = (
+    "import resource, sys; from pathlib import Path; from attnlab.grade import main; "
+    "main(submissions=[Path(sys.argv[1])], out=Path(sys.argv[2]), tests_dir=Path(sys.argv[3]), "
+    "support_dir=Path(sys.argv[4]), progress=False); "
+    "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+)
 
 
-def otter_scores(zip_path: Path, submission: Path, work: Path) -> dict[str, float]:
+def otter_scores(zip_path: Path, submission: Path, work: Path) -> tuple[dict[str, float], float]:
     out = work / submission.stem
     out.mkdir()
+    start = time.perf_counter()
     subprocess.run(
         [str(OTTER), "run", "-a", str(zip_path), str(submission), "-o", str(out)],
         cwd=work,
         check=True,
         capture_output=True,
     )
+    seconds = time.perf_counter() - start
     tests = json.loads((out / "results.json").read_text())["tests"]
-    return {t["name"]: float(t["score"]) for t in tests if "max_score" in t}
+    return {t["name"]: float(t["score"]) for t in tests if "max_score" in t}, seconds
+
+
+def ours(subs: Path, out: Path, ag: Path) -> tuple[float, int]:
+    """Seconds for one ``attnlab grade`` of ``subs`` and the batch process's peak memory (KiB)."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", GRADE, str(subs), str(out), str(ag / "tests"), str(ag / "files")],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return time.perf_counter() - start, int(done.stdout.split()[-1])
 
 
 def _rounded(results: dict) -> dict[str, float]:
@@ -50,7 +85,7 @@ def _rounded(results: dict) -> dict[str, float]:
 def bug_submissions(folder: Path) -> list[Path]:
     """The bug corpus (tests/fixtures/bugs), each overlay composed with its correct base as the
     corpus test composes it."""
-    root = Path(__file__).resolve().parents[1] / "tests"
+    root = REPO / "tests"
     sys.path[:0] = [str(root), str(root / "autograder"), str(root / "grade")]
     from test_bug_corpus import BUGS, compose
 
@@ -62,11 +97,39 @@ def bug_submissions(folder: Path) -> list[Path]:
     return out
 
 
+def copies(files: list[Path], folder: Path, n: int) -> Path:
+    folder.mkdir()
+    for k in range(n):
+        for f in files:
+            shutil.copy(f, folder / f"c{k}_{f.name}")
+    return folder
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def timed(command: list[str], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, capture_output=True, cwd=REPO)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-n", type=int, default=40, help="number of sample submissions")
+    parser.add_argument("-n", type=int, default=40, help="number of sample submissions in the small class")
     parser.add_argument("--bugs", action="store_true", help="add the 70 one-bug submissions of the bug corpus")
+    parser.add_argument("--copies", type=int, default=10, help="the class: the small class this many times")
+    parser.add_argument("--scale", default="500,5000", help="the two class sizes of the linearity check")
+    parser.add_argument("--short", action="store_true", help="a quick look: -n 12 --copies 3 --scale 50,500")
     args = parser.parse_args()
+    if args.short:
+        args.n, args.copies, args.scale = 12, 3, "50,500"
+    small_n, large_n = (int(x) for x in args.scale.split(","))
+    print(f"machine: {os.cpu_count()} cores, load average {load()} at the start; {time.strftime('%Y-%m-%d %H:%M')}")
     tmp = Path(tempfile.mkdtemp(prefix="attnlab-bench-"))
     try:
         samples = sorted(paths.sample_submissions_dir().iterdir())
@@ -84,33 +147,16 @@ def main() -> int:
         ag = tmp / "ag"
         zipfile.ZipFile(zip_path).extractall(ag)
 
+        # 1. the small class
         work = tmp / "otter"
         work.mkdir()
-        start = time.perf_counter()
-        theirs = {f.stem: otter_scores(zip_path, f, work) for f in files}
-        otter_time = time.perf_counter() - start
-
-        # attnlab takes seconds, so it runs three times (fresh results each) and the median counts:
-        # on a shared or virtual machine one short run can be a quarter off either way
-        runs = []
-        for k in range(3):
-            start = time.perf_counter()
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-c",
-                    "import sys; from pathlib import Path; from attnlab.grade import main; "
-                    "main(submissions=[Path(sys.argv[1])], out=Path(sys.argv[2]), tests_dir=Path(sys.argv[3]), "
-                    "support_dir=Path(sys.argv[4]), progress=False)",
-                    str(subs),
-                    str(tmp / f"ours{k}"),
-                    str(ag / "tests"),
-                    str(ag / "files"),
-                ],
-                check=True,
-            )
-            runs.append(time.perf_counter() - start)
-        ours_time = sorted(runs)[1]
+        theirs, otter_each = {}, []
+        for f in files:
+            theirs[f.stem], seconds = otter_scores(zip_path, f, work)
+            otter_each.append(seconds)
+        otter_time = sum(otter_each)
+        runs = [ours(subs, tmp / f"ours{k}", ag)[0] for k in range(3)]
+        ours_time = statistics.median(runs)
         disagree = sorted(
             {
                 f.stem
@@ -124,26 +170,67 @@ def main() -> int:
                 != {q: round(v, 9) for q, v in theirs[f.stem].items()}
             }
         )
+        per_file = otter_time / len(files)
 
-        check_target = next(p for p in samples if "full" in p.name and p.suffix == ".py")
-        times = []
-        for _ in range(5):
+        # 2. the class
+        big = copies(files, tmp / "class", args.copies)
+        class_time, _ = ours(big, tmp / "ours-class", ag)
+        class_n = len(files) * args.copies
+
+        # 3. one file
+        one = tmp / "one"
+        one.mkdir()
+        shutil.copy(next(p for p in samples if "full" in p.name and p.suffix == ".py"), one / "one.py")
+        one_runs = []
+        for k in range(3):  # the command as an instructor types it
             start = time.perf_counter()
-            subprocess.run(
-                [sys.executable, "-c", "from attnlab.cli import main; main()", "check", str(check_target)],
-                capture_output=True,
-                check=True,
-            )
-            times.append(time.perf_counter() - start)
+            grade = [sys.executable, "-m", "attnlab.cli", "grade", str(one / "one.py"), "--out", str(tmp / f"one{k}")]
+            subprocess.run(grade, capture_output=True, cwd=REPO, check=True)
+            one_runs.append(time.perf_counter() - start)
+        one_time = statistics.median(one_runs)
+        otter_one = statistics.median(otter_each)
 
-        print(f"submissions:            {len(files)}")
-        print(f"sequential otter run:   {otter_time:.1f} s ({otter_time / len(files):.2f} s each)")
-        print(f"attnlab grade:          {ours_time:.2f} s (median of {', '.join(f'{t:.2f}' for t in runs)}; all cores)")
-        print(f"ratio:                  {otter_time / ours_time:.1f}x (target >= 30x)")
-        print(f"every score agrees:     {'yes' if not disagree else 'NO: ' + ', '.join(disagree)}")
-        print(
-            f"attnlab check:          {min(times):.2f} s best, {sorted(times)[2]:.2f} s median of 5 (target <= 0.5 s)"
-        )
+        # 4. the student's check, notebook and .py twin
+        release = paths.release_dir()
+        name = paths.current_assignment()
+        check = [sys.executable, "-m", "attnlab.cli", "check"]
+        notebook = timed([*check, str(release / f"{name}.ipynb")], 5)
+        twin = timed([*check, str(release / f"{name}.py")], 5)
+
+        # 5. linear at any class size
+        cheap = next(p for p in samples if "full" in p.name and p.suffix == ".py")
+        linear = {}
+        for n in (small_n, large_n):
+            folder = tmp / f"cheap{n}"
+            folder.mkdir()
+            for i in range(n):
+                shutil.copy(cheap, folder / f"student{i:05d}.py")
+            linear[n] = ours(folder, tmp / f"ours-cheap{n}", ag)
+            shutil.rmtree(tmp / f"ours-cheap{n}")
+        per_small, per_large = (linear[n][0] / n for n in (small_n, large_n))
+
+        def row(what: str, value: str, target: str) -> None:
+            print(f"{what:<44} {value:<44} {target}")
+
+        print(f"load average at the end: {load()}")
+        row("small class", f"{len(files)} submissions", "")
+        row("  sequential otter run", f"{otter_time:.1f} s ({per_file:.2f} s each)", "")
+        row("  attnlab grade", f"{ours_time:.2f} s (median of {', '.join(f'{t:.2f}' for t in runs)})", "")
+        row("  ratio", f"{otter_time / ours_time:.1f}x", "target >= 50x")
+        row("  every score agrees with otter", "yes" if not disagree else "NO: " + ", ".join(disagree), "")
+        row(f"class ({args.copies} copies)", f"{class_n} submissions: {class_time:.1f} s", "")
+        row("  ratio (otter's time per file x count)", f"{per_file * class_n / class_time:.1f}x", "target >= 100x")
+        row("one file: attnlab grade", f"{one_time:.2f} s (otter run: {otter_one:.2f} s)", "")
+        row("  otter / attnlab", f"{otter_one / one_time:.1f}x", "target >= 4x")
+        row("attnlab check: notebook / .py twin", f"{notebook:.2f} s / {twin:.2f} s = {notebook / twin:.2f}", "<= 2")
+        for n in (small_n, large_n):
+            seconds, rss = linear[n]
+            row(
+                f"  {n} copies of one file",
+                f"{seconds:.1f} s, {1000 * seconds / n:.1f} ms each, batch {rss // 1024} MiB",
+                "",
+            )
+        row(f"linear: per submission at {large_n} / at {small_n}", f"{per_large / per_small:.3f}", "target <= 1.10")
         return 0 if not disagree else 1
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
