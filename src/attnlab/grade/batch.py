@@ -258,11 +258,11 @@ def _grade(
 
     rows = _GradesFile(out / "grades.csv", questions, graded.values())
 
-    def done(job: _Job, score: float | None, questions: dict[str, float], problem: str = "") -> None:
+    def done(job: _Job, score: float | None, scores: dict[str, float], problem: str = "") -> None:
         g = graded[job.key]
         g.status = GRADED if score is not None else NOT_GRADED
         g.results, g.worker_failures = store / job.folder / "results.json", job.failures
-        g.score, g.questions, g.problem = score, questions, problem or g.problem
+        g.score, g.questions, g.problem = score, scores, problem or g.problem
         rows.append(g)
 
     try:
@@ -604,8 +604,10 @@ def _schedule(
     def start() -> None:
         add(_start_workers(config, len(workers) + 1, workers)[0])
 
-    def finish(job: _Job, score: float | None, questions: dict[str, float], problem: str = "") -> None:
-        done(job, score, questions, problem)
+    def finish(job: _Job, score: float | None, scores: dict[str, float], problem: str = "") -> None:
+        """A submission is done: ``score`` None when its grading failed, else its total and ``scores``
+        per question, as the worker's reply or the failure's results.json says."""
+        done(job, score, scores, problem)
         bar.advance(job.key)
 
     def failed(job: _Job, why: str, retry: bool = True) -> None:
