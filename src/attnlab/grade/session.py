@@ -149,6 +149,10 @@ class Zygote:
     @property
     def mode(self) -> str:
         """How its sandboxes are isolated: "root", "userns" or "none" (process limits only)."""
+        return self.ready()
+
+    def ready(self) -> str:
+        """Wait until the zygote is ready (once); its ``mode``."""
         if self._mode is None:
             try:
                 status, mode = self._recv()
@@ -167,7 +171,7 @@ class Zygote:
         return wire.decode(data)
 
     def spawn(self, output: Output) -> "Sandbox":
-        assert self.mode  # (waits until it is ready)
+        self.ready()
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         out_r, out_w = os.pipe()
         try:
