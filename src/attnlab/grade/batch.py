@@ -38,13 +38,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import __version__, atomic, paths
+from .. import __version__, atomic, importpath, paths
 from . import analysis, canvas, report
 from .discover import Found, Student, Submission, discover, unreadable
 from .report import GRADED, NOT_GRADED, UNREADABLE
 from .runner import CaseResult, Limits, QuestionResult, Report, load_tests
 
-WORKER = [sys.executable, "-m", "attnlab.grade.worker"]
+# isolated mode, from the file-system root: nothing a student names is on a worker's import path
+WORKER = importpath.python_command("attnlab.grade.worker", "main")
 NEEDS_HUMAN = 3
 # said once per run where the kernel offers no namespaces for the sandbox (macOS, a locked-down container)
 WEAK_ISOLATION = (
@@ -451,13 +452,11 @@ def summary(run: Run, questions: list[tuple[str, float]]) -> list[str]:
 
 class _Worker:
     def __init__(self, config: dict):
-        root = str(Path(__file__).resolve().parents[2])
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
         self.proc = subprocess.Popen(
             [*WORKER, json.dumps(config)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            env=env,
+            cwd="/",
             text=True,
             bufsize=1,
             start_new_session=True,
@@ -475,7 +474,7 @@ class _Worker:
         self.job, self.since = job, time.monotonic()
         self.served += 1
         assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps({"path": str(job.path), "name": job.folder}) + "\n")
+        self.proc.stdin.write(json.dumps({"path": str(Path(job.path).resolve()), "name": job.folder}) + "\n")
         self.proc.stdin.flush()
 
     def kill(self) -> None:

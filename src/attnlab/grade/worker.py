@@ -15,6 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .. import importpath
 from . import jail, report
 from .runner import Grader, Limits
 from .session import Zygote
@@ -110,5 +111,7 @@ def serve(config: dict) -> None:
     zygote.close()
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """The worker's entry (``batch.WORKER``): the import path checked, then the config from argv."""
+    importpath.make_trusted()
     serve(json.loads(sys.argv[1]))
