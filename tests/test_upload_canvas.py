@@ -49,7 +49,7 @@ def results(graded, tmp_path):
 
 @pytest.fixture
 def possible(results):
-    return upload_canvas.read_results(results)[2]
+    return upload_canvas.read_results(results)[1]
 
 
 @pytest.fixture
@@ -218,6 +218,7 @@ def test_is_a_submission_that_was_not_graded_never_uploaded(results, canvas):
     result = upload(results, canvas, "--yes")
     assert result.exit_code == upload_canvas.NEEDS_HUMAN
     assert "smithbob_4002 (not graded: the grading worker died)" in result.output
+    assert "1 enrolled student(s) without a submission: Kim, Noh\n" in result.output  # Bob's is held, not missing
     assert canvas.scores[4002] is None and canvas.comments[4002] == []
     assert canvas.scores[4001] is not None
 

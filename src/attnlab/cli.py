@@ -250,9 +250,10 @@ def canvas(results: Path, url: str, course_id: int, assignment_id: int, yes: boo
     course folder: RESULTS's questions tell the assignment and its points.
 
     \b
-    Exit status: 0 done (or, without --yes, shown); 1 nothing changed (the message says why);
-    2 wrong usage; 3 done, but something listed needs a human (a submission not graded or matching
-    no student, a grade changed by hand in Canvas and kept).
+    Exit status: 0 done (or, without --yes, shown); 1 stopped, the message says why (before any
+    change, or part-way when Canvas failed: a re-run resumes); 2 wrong usage; 3 done, but something
+    listed needs a human (a submission not graded or matching no student, a grade set by hand in
+    Canvas and kept).
     """
     from . import upload_canvas
 

@@ -55,12 +55,13 @@ class UploadError(Exception):
 
 @dataclass
 class Entry:
-    """A graded submission in RESULTS."""
+    """A submission in RESULTS."""
 
     submission: str
-    total: float
+    total: float | None  # None: not uploaded (not graded, unreadable), for the reason in ``why``
     students: list[dict[str, str]]
     feedback: str
+    why: str = ""
 
 
 @dataclass
@@ -119,7 +120,7 @@ def main(
     from rich.console import Console
 
     results = Path(results)
-    entries, not_graded, possible = read_results(results)
+    entries, possible = read_results(results)
     token = os.environ.get(TOKEN, "").strip()
     if not token:
         raise UploadError(f"set the environment variable {TOKEN} to a Canvas access token ({MAKE_TOKEN})")
@@ -132,7 +133,6 @@ def main(
     key = f"{base}/courses/{course}/assignments/{assignment}"
     sent: dict[str, list[float]] = state.setdefault(key, {})
     plan = _plan(entries, users)
-    plan.not_graded = not_graded
     submissions = canvas.submissions(target, [c.user_id for c in plan.changes])
     _fill_plan(plan, submissions, force, sent)
 
@@ -158,9 +158,8 @@ def main(
 # ---- RESULTS
 
 
-def read_results(results: Path) -> tuple[list[Entry], list[str], float]:
-    """The graded submissions, the others (as lines for a human) and the assignment's total points,
-    after checking that RESULTS is a complete ``attnlab grade`` output of one of the course's assignments."""
+def read_results(results: Path) -> tuple[list[Entry], float]:
+    """The submissions and the assignment's total points, after checking that RESULTS is a complete ``attnlab grade`` output of one of the course's assignments."""
     grades = results / "grades.csv"
     try:
         with open(grades, newline="", encoding="utf-8") as f:
@@ -175,14 +174,13 @@ def read_results(results: Path) -> tuple[list[Entry], list[str], float]:
         raise UploadError(f"{grades} is not a grades.csv that `attnlab grade` wrote (its columns: {', '.join(header)})")
     questions = header[len(first) : -len(last)]
     possible = _assignment_points(grades, questions)
-    entries, not_graded = [], []
+    entries = []
     for cells in rows[1:]:
         row = dict(zip(header, cells))
         folder = results / "submissions" / report.folder_name(row["submission"])
         data = report.read(folder / "results.json")
-        if row["status"] != GRADED or data is None:
-            why = row["problem"] if data is not None else "no results.json"
-            not_graded.append(f"{row['submission']} ({row['status']}: {why})")
+        if data is None:
+            entries.append(Entry(row["submission"], None, [], "", f"{row['status']}: no results.json"))
             continue
         students = data["extra_data"].get("students", [])
         if any("canvas_id" not in s for s in students):
@@ -192,8 +190,11 @@ def read_results(results: Path) -> tuple[list[Entry], list[str], float]:
             )
         feedback = folder / "feedback.md"
         text = feedback.read_text(encoding="utf-8") if feedback.is_file() else ""
-        entries.append(Entry(row["submission"], float(data["score"]), students, text))
-    return entries, not_graded, possible
+        if row["status"] == GRADED:
+            entries.append(Entry(row["submission"], float(data["score"]), students, text))
+        else:  # unreadable or not graded: a human decides, never a 0 sent for them
+            entries.append(Entry(row["submission"], None, students, text, f"{row['status']}: {row['problem']}"))
+    return entries, possible
 
 
 def _assignment_points(grades: Path, questions: list[str]) -> float:
@@ -264,8 +265,13 @@ def _plan(entries: list[Entry], users: list[Any]) -> Plan:
 
     plan = Plan()
     claims: dict[int, list[Entry]] = {}
+    held: set[int | None] = set()  # users whose submission is not uploaded: they are not "without one"
     for entry in entries:
         found = [user_of(s) for s in entry.students]
+        if entry.total is None:
+            plan.not_graded.append(f"{entry.submission} ({entry.why})")
+            held.update(found)
+            continue
         if not found or None in found:  # a group's matched students still get theirs
             plan.unmatched.append(entry.submission)
         for user_id in found:
@@ -277,9 +283,10 @@ def _plan(entries: list[Entry], users: list[Any]) -> Plan:
             continue
         entry = claiming[0]
         comment = comment_text(entry.feedback) if entry.feedback.strip() else ""
+        assert entry.total is not None  # (only uploaded entries claim users)
         plan.changes.append(Change(user_id, names[user_id], entry.submission, None, entry.total, True, comment))
     plan.changes.sort(key=lambda c: c.name.lower())
-    plan.missing = sorted((names[u.id] for u in users if u.id not in claims), key=str.lower)
+    plan.missing = sorted((names[u.id] for u in users if u.id not in claims and u.id not in held), key=str.lower)
     return plan
 
 
@@ -316,7 +323,7 @@ def describe(plan: Plan, assignment: str, apply: bool) -> list[Any]:
                 continue
             old = "-" if c.old is None else f"{c.old:g}"
             if c.kept:
-                grade = f"[red]{old} kept[/] (set in Canvas by hand; ours {c.new:g}; --force overwrites)"
+                grade = f"[red]{old} kept[/] (set by hand; ours {c.new:g})"
             elif c.grade:
                 grade = f"{old} -> {c.new:g}"
             else:
@@ -325,10 +332,13 @@ def describe(plan: Plan, assignment: str, apply: bool) -> list[Any]:
             comment = f"feedback ({lines} lines)" if c.comment else "-"
             table.add_row(s(c.name), s(c.submission), grade, comment)
         out.append(table)
-    same = len(plan.changes) - len(plan.to_send) - sum(c.kept for c in plan.changes)
+    same = sum(not (c.grade or c.comment or c.kept) for c in plan.changes)
     out.append(f"{len(plan.to_send)} student(s) to change, {same} already up to date in Canvas.")
+    kept = [c.name for c in plan.changes if c.kept]
+    if kept:
+        out.append(f"[red]Grades set by hand in Canvas, kept[/] (--force overwrites): {', '.join(map(s, kept))}")
     if plan.not_graded:
-        out.append("[red]Not uploaded[/] (not graded; a human decides): " + ", ".join(map(s, plan.not_graded)))
+        out.append("[red]Not uploaded[/] (could not be graded; never sent as 0): " + ", ".join(map(s, plan.not_graded)))
     if plan.unmatched:
         out.append("[red]Submissions matching no enrolled student[/]: " + ", ".join(map(s, plan.unmatched)))
     for name, keys in plan.claimed.items():
