@@ -47,6 +47,7 @@ class FakeCanvas:
     puts: list[dict[str, list[str]]] = field(default_factory=list)  # the form of each applied PUT
     scores: dict[int, float | None] = field(default_factory=dict)
     comments: dict[int, list[str]] = field(default_factory=dict)
+    excused: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         for u in self.users:
@@ -70,6 +71,7 @@ class FakeCanvas:
             "score": score,
             "grade": None if score is None else f"{score:g}",
             "workflow_state": "unsubmitted" if score is None else "graded",
+            "excused": user_id in self.excused,
         }
         if comments:
             sub["submission_comments"] = [
@@ -117,6 +119,7 @@ class FakeCanvas:
             self.puts.append(form)
             if "submission[posted_grade]" in form:
                 self.scores[user_id] = float(form["submission[posted_grade]"][0])
+                self.excused.discard(user_id)
             if "comment[text_comment]" in form:
                 self.comments[user_id].append(form["comment[text_comment]"][0])
         return 200, self.submission(user_id, comments), {}

@@ -195,6 +195,20 @@ def test_is_an_existing_grade_no_upload_sent_kept(results, canvas):
     assert len(canvas.comments[4002]) == 1  # the feedback still arrives
 
 
+def test_is_an_excused_student_left_excused(results, canvas):
+    canvas.excused.add(4003)
+    result = upload(results, canvas, "--yes")
+    assert result.exit_code == upload_canvas.NEEDS_HUMAN and 4003 in canvas.excused
+    assert canvas.scores[4003] is None and "Lee, Ann" in result.output.split("kept (--force overwrites):")[1]
+
+
+@pytest.mark.parametrize("url", ["canvas.example.edu", "ftp://canvas.example.edu", ""])
+def test_is_an_address_that_is_no_url_refused(results, canvas, url):
+    canvas.url = url
+    result = upload(results, canvas)
+    assert result.exit_code == 1 and "is not your Canvas's address" in result.output
+
+
 def test_is_a_regraded_total_sent_over_the_one_uploaded_before(results, canvas):
     assert upload(results, canvas, "--yes").exit_code == 0
     path = results / "submissions" / report.folder_name("leeann_4003") / "results.json"
