@@ -13,7 +13,7 @@
 3. Per student: the grade, when Canvas's differs from the total; the feedback as a comment, unless
    a comment with its marker (a hash of the text) is already there. A Canvas grade that no upload
    sent (``RESULTS/canvas_upload.json`` remembers what was sent) was set by hand: it is reported and
-   kept, unless ``force``.
+   kept, unless ``force``; so is an excused submission.
 4. Without ``apply`` the plan is only shown. With it, each student is one PUT, remembered before it
    is sent; an interrupted upload resumes, since a re-run sends only what Canvas still lacks.
 
@@ -91,18 +91,9 @@ class Plan:
         return [c for c in self.changes if c.grade or c.comment]
 
     @property
-    def needs_human(self) -> bool:
-        return bool(self.not_graded or self.unmatched or self.claimed or any(c.kept for c in self.changes))
-
-
-@dataclass
-class Upload:
-    plan: Plan
-    applied: bool
-
-    @property
     def exit_code(self) -> int:
-        return NEEDS_HUMAN if self.plan.needs_human else 0
+        needs_human = self.not_graded or self.unmatched or self.claimed or any(c.kept for c in self.changes)
+        return NEEDS_HUMAN if needs_human else 0
 
 
 def main(
@@ -114,7 +105,7 @@ def main(
     apply: bool = False,
     force: bool = False,
     progress: bool = True,
-) -> Upload:
+) -> Plan:
     """Show (and with ``apply``, make) the changes that put RESULTS into the Canvas assignment;
     ``force`` overwrites grades set by hand in Canvas. Raises ``UploadError``."""
     from rich.console import Console
@@ -140,7 +131,7 @@ def main(
     for line in describe(plan, target.name, apply):
         console.print(line)
     if not apply:
-        return Upload(plan, applied=False)
+        return plan
     with _Progress(len(plan.to_send), progress) as bar:
         for change in plan.to_send:
             if change.grade:
@@ -152,7 +143,7 @@ def main(
             canvas.send(submissions[change.user_id], change)
             bar.advance(change.name)
     console.print(f"Changed {len(plan.to_send)} student(s) in Canvas.")
-    return Upload(plan, applied=True)
+    return plan
 
 
 # ---- RESULTS
@@ -206,7 +197,7 @@ def _assignment_points(grades: Path, questions: list[str]) -> float:
         support = paths.support_dir(name)
         tests = load_tests(paths.tests_dir(name), support if support.is_dir() else None)
         known[name] = tests
-        if [t.name for t in tests] == questions:
+        if sorted(t.name for t in tests) == sorted(questions):  # (the grading order may change)
             return sum(t.points for t in tests)
     theirs = "; ".join(f"{name}: {', '.join(t.name for t in tests)}" for name, tests in known.items())
     raise UploadError(
@@ -296,7 +287,8 @@ def _fill_plan(plan: Plan, submissions: dict[int, Any], force: bool, sent: dict[
         sub = submissions[c.user_id]
         c.old = sub.score if isinstance(getattr(sub, "score", None), (int, float)) else None
         c.grade = c.old is None or abs(c.old - c.new) > 1e-9
-        if c.grade and c.old is not None and c.old not in sent.get(str(c.user_id), []) and not force:
+        by_hand = c.old is not None and c.old not in sent.get(str(c.user_id), [])
+        if c.grade and (by_hand or getattr(sub, "excused", False)) and not force:
             c.grade, c.kept = False, True
         marker = c.comment.rsplit("\n", 1)[-1]
         existing = [str(m.get("comment", "")) for m in getattr(sub, "submission_comments", None) or []]
