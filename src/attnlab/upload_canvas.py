@@ -135,10 +135,11 @@ def main(
     with _Progress(len(plan.to_send), progress) as bar:
         for change in plan.to_send:
             if change.grade:
-                # remembered before it is sent: a grade we may have sent is never taken for a hand's
-                sent.setdefault(str(change.user_id), [])
-                if change.new not in sent[str(change.user_id)]:
-                    sent[str(change.user_id)].append(change.new)
+                # remembered before it is sent: should the PUT land but its answer be lost, the
+                # next run still knows the grade in Canvas as ours, not a hand's
+                mine = sent.setdefault(str(change.user_id), [])
+                if not any(_same(change.new, x) for x in mine):
+                    mine.append(change.new)
                     report.write_atomic(state_path, json.dumps(state, indent=1))
             canvas.send(submissions[change.user_id], change)
             bar.advance(change.name)
@@ -275,7 +276,8 @@ def _plan(entries: list[Entry], users: list[Any]) -> Plan:
         entry = claiming[0]
         comment = comment_text(entry.feedback) if entry.feedback.strip() else ""
         assert entry.total is not None  # (only uploaded entries claim users)
-        plan.changes.append(Change(user_id, names[user_id], entry.submission, None, entry.total, True, comment))
+        total = round(entry.total, 2)  # a gradebook's precision: 10/3 points is sent and compared as 3.33
+        plan.changes.append(Change(user_id, names[user_id], entry.submission, None, total, True, comment))
     plan.changes.sort(key=lambda c: c.name.lower())
     plan.missing = sorted((names[u.id] for u in users if u.id not in claims and u.id not in held), key=str.lower)
     return plan
@@ -286,14 +288,19 @@ def _fill_plan(plan: Plan, submissions: dict[int, Any], force: bool, sent: dict[
     for c in plan.changes:
         sub = submissions[c.user_id]
         c.old = sub.score if isinstance(getattr(sub, "score", None), (int, float)) else None
-        c.grade = c.old is None or abs(c.old - c.new) > 1e-9
-        by_hand = c.old is not None and c.old not in sent.get(str(c.user_id), [])
+        c.grade = c.old is None or not _same(c.old, c.new)
+        by_hand = c.old is not None and not any(_same(c.old, x) for x in sent.get(str(c.user_id), []))
         if c.grade and (by_hand or getattr(sub, "excused", False)) and not force:
             c.grade, c.kept = False, True
         marker = c.comment.rsplit("\n", 1)[-1]
         existing = [str(m.get("comment", "")) for m in getattr(sub, "submission_comments", None) or []]
         if c.comment and any(marker in text for text in existing):
             c.comment = ""
+
+
+def _same(a: float, b: float) -> bool:
+    """Equal as grades (two decimals), whatever precision Canvas keeps."""
+    return abs(a - b) < 0.005
 
 
 def comment_text(feedback: str) -> str:
@@ -408,7 +415,7 @@ class _Canvas:
     def send(self, submission: Any, change: Change) -> None:
         kwargs: dict[str, Any] = {}
         if change.grade:
-            kwargs["submission"] = {"posted_grade": f"{change.new:g}"}
+            kwargs["submission"] = {"posted_grade": f"{change.new:.2f}"}
         if change.comment:
             kwargs["comment"] = {"text_comment": change.comment}
         self.call(lambda: submission.edit(**kwargs), f"Canvas has no submission of user {change.user_id}")
