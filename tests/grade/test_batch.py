@@ -190,6 +190,7 @@ def test_can_no_name_break_the_batch_or_reach_another_file(tmp_path):
         "item_analysis.csv",
         "item_analysis.png",
         "misconceptions.csv",
+        "moodle_import.csv",
         "submissions",
     ]
 
