@@ -328,6 +328,9 @@ def test_does_a_submission_with_no_roster_student_need_a_human(tmp_path):
     result = run(tmp_path / "out", given, roster=roster)
     assert result.unmatched == ["zed"] and result.exit_code == batch.NEEDS_HUMAN
     assert grades(tmp_path / "out")["ada"]["student"] == "Ada Lovelace"
+    # the roster's ID is the Canvas user id that `attnlab upload canvas` matches on
+    extra = json.loads((tmp_path / "out" / "submissions" / "ada" / "results.json").read_text())["extra_data"]
+    assert [s["canvas_id"] for s in extra["students"]] == ["101"]
     text = " ".join(" ".join(batch.summary(result, [("calls", 5.0)])).split())
     assert "grades go into a new column pe_attention" in text
     assert "1 student(s) with no submission: Bo Bo" in text and "1 submission(s) with no roster student" in text
