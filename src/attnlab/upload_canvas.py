@@ -104,7 +104,6 @@ def main(
     assignment: int,
     apply: bool = False,
     force: bool = False,
-    progress: bool = True,
 ) -> Plan:
     """Show (and with ``apply``, make) the changes that put RESULTS into the Canvas assignment;
     ``force`` overwrites grades set by hand in Canvas. Raises ``UploadError``."""
@@ -132,7 +131,7 @@ def main(
         console.print(line)
     if not apply:
         return plan
-    with _Progress(len(plan.to_send), progress) as bar:
+    with _Progress(len(plan.to_send)) as bar:
         for change in plan.to_send:
             if change.grade:
                 # remembered before it is sent: should the PUT land but its answer be lost, the
@@ -466,9 +465,11 @@ def _said(e: Exception) -> str:
 
 
 class _Progress:
-    def __init__(self, total: int, enabled: bool):
+    """A progress bar on stderr while the changes are sent."""
+
+    def __init__(self, total: int):
         self.progress: Any = None
-        if enabled and total:
+        if total:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
