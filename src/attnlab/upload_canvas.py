@@ -10,9 +10,9 @@
    nobody, users claimed by two submissions and students without a submission are listed, never
    guessed. Only submissions with status "graded" are uploaded: one that was unreadable or could not
    be graded is listed for a human, never sent as 0.
-3. Per student: the grade, when Canvas's differs from the total; the feedback as a comment, unless
-   a comment with its marker (a hash of the text) is already there. A Canvas grade that no upload
-   sent (``RESULTS/canvas_upload.json`` remembers what was sent) was set by hand: it is reported and
+3. Per student: the grade, when Canvas's differs from the total (both at two decimals, a gradebook's
+   precision); the feedback as a comment, unless a comment with its marker (a hash of the text) is
+   already there. A Canvas grade that no upload sent (``RESULTS/canvas_upload.json`` remembers what was sent) was set by hand: it is reported and
    kept, unless ``force``; so is an excused submission.
 4. Without ``apply`` the plan is only shown. With it, each student is one PUT, remembered before it
    is sent; an interrupted upload resumes, since a re-run sends only what Canvas still lacks.
@@ -167,7 +167,7 @@ def read_results(results: Path) -> tuple[list[Entry], float]:
     possible = _assignment_points(grades, questions)
     entries = []
     for cells in rows[1:]:
-        row = dict(zip(header, cells))
+        row = dict(zip(header, [*cells, *[""] * len(header)]))  # (a short row: its missing cells empty)
         folder = results / "submissions" / report.folder_name(row["submission"])
         data = report.read(folder / "results.json")
         if data is None:
