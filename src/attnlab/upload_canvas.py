@@ -12,8 +12,8 @@
    be graded is listed for a human, never sent as 0.
 3. Per student: the grade, when Canvas's differs from the total (both at two decimals, a gradebook's
    precision); the feedback as a comment, unless a comment with its marker (a hash of the text) is
-   already there. A Canvas grade that no upload sent (``RESULTS/canvas_upload.json`` remembers what was sent) was set by hand: it is reported and
-   kept, unless ``force``; so is an excused submission.
+   already there. A Canvas grade that no upload sent (``RESULTS/canvas_upload.json`` remembers what
+   was sent) was set by hand: it is reported and kept, unless ``force``; so is an excused submission.
 4. Without ``apply`` the plan is only shown. With it, each student is one PUT, remembered before it
    is sent; an interrupted upload resumes, since a re-run sends only what Canvas still lacks.
 
