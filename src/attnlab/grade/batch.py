@@ -11,8 +11,8 @@
 4. The rest go to worker processes (one per core). A worker that dies or hangs is replaced and the
    submission it held is retried once in a fresh worker; a second failure makes it a problem with
    status "not graded" and no total, never a grade. No other submission is affected.
-5. ``grades.csv`` (rewritten atomically after every submission), ``found.csv``, the item analysis,
-   the Canvas import, and a closing summary.
+5. ``grades.csv`` (rewritten atomically after every submission), ``found.csv``, the Moodle import,
+   the item analysis, the Canvas import, and a closing summary.
 
 ``Run.exit_code``: 0 when every submission was graded and nothing needs a human; 3 when grading
 finished but something does (an unreadable submission, one that could not be graded, a submission
@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import __version__, atomic, importpath, paths
-from . import analysis, canvas, report
+from . import analysis, canvas, moodle, report
 from .discover import Found, Student, Submission, discover, unreadable
 from .report import GRADED, NOT_GRADED, UNREADABLE
 from .runner import CaseResult, Limits, QuestionResult, Report, load_tests
@@ -226,6 +226,8 @@ def _grade(
 
     written = [out / "grades.csv", out / "found.csv"]
     report.write_atomic(out / "found.csv", found_csv(found, graded, folders))
+    # (the assignment is the folder holding the tests: autograder/<assignment>/tests)
+    written.append(moodle.write(out, list(graded.values()), tests_dir.parent.name))
     results = [report.read(g.results) for g in graded.values() if g.status == GRADED and g.results]
     items, variants = analysis.write(out, [r for r in results if r is not None])
     written += [out / "item_analysis.csv", out / "misconceptions.csv"]
@@ -253,7 +255,13 @@ def _fill_identities(subs: list[Submission], roster: canvas.Roster, matching: ca
         rows = matching.rows.get(sub.key)
         if rows and len(rows) == len(sub.students):  # (a group with an unmatched student keeps its own)
             sub.students = tuple(
-                Student(name=s.name or r.name, email=s.email or r.email, id=s.id or r.id, login=s.login)
+                Student(
+                    name=s.name or r.name,
+                    email=s.email or r.email,
+                    id=s.id or r.id,
+                    login=s.login,
+                    canvas_id=s.canvas_id or r.canvas_id,
+                )
                 for s, r in zip(sub.students, (canvas.student(roster, row) for row in rows), strict=True)
             )
 
