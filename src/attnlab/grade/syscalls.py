@@ -77,6 +77,22 @@ ALLOWED = (
 )  # fmt: skip
 
 SOCKET_FAMILIES = (1, 2, 10, 16)  # AF_UNIX, AF_INET, AF_INET6, AF_NETLINK
+# Without namespaces (Landlock or nothing) a sandbox shares the host's network, IPC and files with
+# its neighbours: these calls would reach them, and nothing a submission needs makes them. Sockets go
+# too (``socket``; ``socketpair`` stays): Landlock leaves UDP, netlink and named unix sockets open. File
+# metadata goes because Landlock does not cover it: an extended attribute or a time stamp on a file
+# the grading user owns would carry data from one submission to the next; truncation by path,
+# because Landlock covers it only from ABI 3 (``ftruncate`` needs a file opened for writing).
+SHARED_HOST = frozenset(
+    {
+        "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl", "msgget",
+        "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
+        "mq_notify", "mq_getsetattr",
+        "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
+        "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "fchownat", "lchown",
+        "utime", "utimes", "utimensat", "futimesat", "truncate", "truncate64",
+    }
+)  # fmt: skip
 # CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET
 CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 
@@ -89,9 +105,10 @@ class _ArgCmp(ctypes.Structure):
     _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("a", ctypes.c_uint64), ("b", ctypes.c_uint64)]
 
 
-def compile_filter() -> bytes | None:
+def compile_filter(*, shared_host: bool = False) -> bytes | None:
     """The allow-list as a classic BPF program for this machine's architecture; None where
-    libseccomp is missing (then there is no filter, and the README says so)."""
+    libseccomp is missing (then there is no filter, and the README says so). ``shared_host``: the
+    sandbox has no namespaces of its own, so ``SHARED_HOST`` and ``socket`` are refused too."""
     name = ctypes.util.find_library("seccomp")
     if name is None:
         return None
@@ -122,8 +139,9 @@ def compile_filter() -> bytes | None:
                 raise OSError(f"seccomp: cannot allow {syscall}")
 
         for syscall in ALLOWED:
-            allow(syscall)
-        for family in SOCKET_FAMILIES:
+            if not (shared_host and syscall in SHARED_HOST):
+                allow(syscall)
+        for family in () if shared_host else SOCKET_FAMILIES:
             allow("socket", (0, _CMP_EQ, family, 0))
         allow("clone", (0, _CMP_MASKED_EQ, CLONE_NAMESPACES, 0))  # clone3 stays denied: libc falls back
         fd = os.memfd_create("attnlab-seccomp", 0)
