@@ -14,7 +14,10 @@ import ctypes.util
 import errno
 import os
 import sys
+from pathlib import Path
 
+WRAPPER = Path(__file__)
+WHY_NOT_WITHOUT_USERNS = "simulates refused user namespaces: needs libseccomp, and Landlock to fall back on"
 ALLOW = 0x7FFF0000
 CLONE_NEWUSER = 0x10000000
 CMP_MASKED_EQ = 7
@@ -30,6 +33,13 @@ def refuse(lib: ctypes.CDLL, ctx: int, name: str, err: int, *conditions: ArgCmp)
     array = (ArgCmp * max(len(conditions), 1))(*conditions)
     if lib.seccomp_rule_add_array(ctx, 0x00050000 | err, number, len(conditions), array) < 0:
         raise OSError(f"seccomp: cannot refuse {name}")
+
+
+def can_refuse_userns() -> bool:
+    """Whether this machine can run the Landlock mode that a refusal leads to."""
+    from attnlab.grade import landlock  # here: the wrapper itself runs outside the kit's environment
+
+    return ctypes.util.find_library("seccomp") is not None and landlock.abi() >= 1
 
 
 def main(argv: list[str]) -> None:
