@@ -678,7 +678,15 @@ def isolation(mode: str, config: dict) -> str:
         who = "a user id of its own, cgroup limits" if mode == "root" else "a user namespace, per-process limits"
         text = f"namespaces ({who}): an allow-list root, no network, no other processes or IPC"
     elif mode == "landlock":
-        text = landlock.describe(landlock.abi()) + "; per-process limits"
+        version = landlock.abi()
+        text = landlock.describe(version) + "; per-process limits"
+        if _own_user(config):
+            text += ", a user id of its own"
+        elif version < 6:
+            text += (
+                "; NOT confined: signals, so a submission can stop the grader's own processes, which run as "
+                "the same user (Landlock ABI 6, Linux 6.12, scopes them)"
+            )
     else:
         text = "none: process limits only" + (", a user id of its own" if _own_user(config) else "")
     if config["syscall_filter"] is None:
