@@ -3,11 +3,13 @@ that hold for its whole process tree. Each attack runs next to an honest probe o
 
 import ast
 import errno
+import json
 import os
 import platform
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import textwrap
 import threading
@@ -614,3 +616,46 @@ def test_does_landlock_confine_a_sandbox_where_user_namespaces_are_refused(user)
     assert result["plant"] == result["list_tmp"] == errno.EACCES and result["written"] == []
     assert result["socket"] == result["udp"] == result["shmget"] == errno.ENOSYS
     assert not os.path.exists(result["cwd"])
+
+
+SIGNAL_ATTEMPTS = """
+import json, os, signal, sys, threading
+sys.path.insert(0, sys.argv[1])
+from attnlab.grade import jail, syscalls
+os.setsid()  # as a sandbox does: its process group is its own
+jail.no_new_privileges()
+jail.install_syscall_filter(syscalls.compile_filter(shared_host=True, signals_within=os.getpid()))
+parent = os.getppid()
+def attempt(action):
+    try:
+        action()
+        return 0
+    except OSError as e:
+        return e.errno
+print(json.dumps({
+    "parent": attempt(lambda: os.kill(parent, 0)),
+    "parent_group": attempt(lambda: os.killpg(os.getpgid(parent), 0)),
+    "everyone": attempt(lambda: os.kill(-1, 0)),
+    "parent_thread": attempt(lambda: signal.pidfd_send_signal(os.pidfd_open(parent), 0)),
+    "itself": attempt(lambda: os.kill(os.getpid(), 0)),
+    "own_group": attempt(lambda: os.kill(0, 0)),
+    "own_group_by_id": attempt(lambda: os.killpg(os.getpgrp(), 0)),
+    "own_thread": attempt(lambda: signal.pthread_kill(threading.get_ident(), 0)),
+}))
+"""
+
+
+def test_does_the_filter_keep_signals_within_the_sandbox_where_landlock_cannot():
+    """Below Landlock ABI 6 a sandbox runs as the grader's user, and nothing else scopes its
+    signals: the filter lets them reach only itself and its own process group."""
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNAL_ATTEMPTS, str(Path(__file__).resolve().parents[2] / "src")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    outside = ("parent", "parent_group", "everyone", "parent_thread")
+    assert {k: found[k] for k in outside} == dict.fromkeys(outside, errno.ENOSYS)
+    assert {k: v for k, v in found.items() if k not in outside} == dict.fromkeys(set(found) - set(outside), 0)

@@ -479,12 +479,16 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
         jail.die_with_parent()  # after the change of user, which clears it
         if select.select([alive_fd], [], [], 0)[0]:
             os._exit(0)  # the parent died before we asked to die with it
+        syscall_filter = config["syscall_filter"]
         if mode == "landlock":
+            if syscall_filter is not None and not own_user and landlock.abi() < 6:
+                # Landlock cannot scope signals here, and the grader runs as the same user
+                syscall_filter = syscalls.compile_filter(shared_host=True, signals_within=os.getpid())
             # before the system-call filter, which refuses Landlock's own calls
             landlock.restrict(read=config["binds"], write=[work], devices=DEVICES)
-        if config["syscall_filter"] is not None:
+        if syscall_filter is not None:
             try:
-                jail.install_syscall_filter(config["syscall_filter"])
+                jail.install_syscall_filter(syscall_filter)
             except OSError:
                 if mode != "none":
                     raise
@@ -682,11 +686,10 @@ def isolation(mode: str, config: dict) -> str:
         text = landlock.describe(version) + "; per-process limits"
         if _own_user(config):
             text += ", a user id of its own"
+        elif version < 6 and config["syscall_filter"] is not None:
+            text += "; signals only to itself and its process group (the system-call allow-list)"
         elif version < 6:
-            text += (
-                "; NOT confined: signals, so a submission can stop the grader's own processes, which run as "
-                "the same user (Landlock ABI 6, Linux 6.12, scopes them)"
-            )
+            text += "; NOT confined: signals to the grader's own processes, which run as the same user"
     else:
         text = "none: process limits only" + (", a user id of its own" if _own_user(config) else "")
     if config["syscall_filter"] is None:
