@@ -46,7 +46,7 @@ from .runner import CaseResult, Limits, QuestionResult, Report, load_tests
 
 WORKER = [sys.executable, "-m", "attnlab.grade.worker"]
 NEEDS_HUMAN = 3
-# said once per run where the kernel offers no namespaces for the sandbox (macOS, a locked-down container)
+# said once per run, after the mode statement, where the sandbox has neither namespaces nor Landlock (macOS)
 WEAK_ISOLATION = (
     "Warning: this machine gives the sandbox neither namespaces nor Landlock, so each submission runs "
     "with only process limits and (as root) a user id of its own: it can read what that user can. "
