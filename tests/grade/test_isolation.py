@@ -659,3 +659,17 @@ def test_does_the_filter_keep_signals_within_the_sandbox_where_landlock_cannot()
     outside = ("parent", "parent_group", "everyone", "parent_thread")
     assert {k: found[k] for k in outside} == dict.fromkeys(outside, errno.ENOSYS)
     assert {k: v for k, v in found.items() if k not in outside} == dict.fromkeys(set(found) - set(outside), 0)
+
+
+def test_are_the_scratch_folders_of_a_killed_zygote_removed_by_the_next():
+    """Without namespaces a sandbox's scratch folder is on the host's disk: a zygote killed with its
+    worker cannot remove it, so the next zygote does."""
+    z = Zygote(uid=None, gid=None, memory_mb=1024, cpu_seconds=60, isolate=False)
+    try:
+        sb, folder = run(z, "import os\ndef probe():\n    return os.getcwd()\n")
+        assert os.path.isdir(folder)
+    finally:
+        z.proc.kill()
+        z.proc.wait()
+    Zygote(uid=None, gid=None, memory_mb=1024, cpu_seconds=60, isolate=False).close()
+    assert not os.path.exists(os.path.dirname(folder))

@@ -50,6 +50,7 @@ landlock = _load("landlock")
 
 NAMESPACES = ("root", "userns")  # the modes with namespaces; "landlock" and "none" share the host
 ROOT_WORK = "/tmp/work"  # a namespace sandbox's scratch folder, in the private /tmp of its own root
+SCRATCH_PREFIX = "attnlab-sandboxes-"  # + the zygote's pid: the folder of its sandboxes' scratch folders
 # what a Landlock sandbox may open in /dev (rights as Landlock names them)
 DEVICES = {
     "/dev/null": landlock.READ_FILE | landlock.WRITE_FILE | landlock.TRUNCATE,
@@ -536,7 +537,7 @@ class Zygote:
         import tempfile
 
         if self.scratch_base is None:
-            self.scratch_base = tempfile.mkdtemp(prefix=f"attnlab-sandboxes-{os.getpid()}-")
+            self.scratch_base = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
             os.chmod(self.scratch_base, 0o711)  # a sandbox with a user id of its own must cross it
         work = tempfile.mkdtemp(dir=self.scratch_base)
         if _own_user(self.config):
@@ -667,6 +668,29 @@ def _trial(zygote: Zygote, mode: str) -> bool:
         os.close(out_r)
 
 
+def _remove_stale_scratch() -> None:
+    """Remove the scratch folders of zygotes that died without removing them (a killed worker takes
+    its zygote along): ours, named after a pid that no longer runs."""
+    import shutil
+    import tempfile
+
+    base = tempfile.gettempdir()
+    for name in os.listdir(base):
+        pid = name[len(SCRATCH_PREFIX) :].split("-")[0]
+        if not (name.startswith(SCRATCH_PREFIX) and pid.isdigit()):
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue  # still running (or another user's)
+        except ProcessLookupError:
+            pass
+        except OSError:
+            continue
+        path = os.path.join(base, name)
+        if os.lstat(path).st_uid == os.geteuid():
+            shutil.rmtree(path, ignore_errors=True)
+
+
 def _syscall_filter(mode: str, isolate: bool) -> bytes | None:
     """The compiled allow-list for sandboxes of ``mode``: the stricter one where a graded sandbox
     shares the host (``attnlab check`` runs the student's code on the student's own machine)."""
@@ -734,6 +758,7 @@ def main(config: dict) -> None:
     if zygote.mode == "root":
         jail.Cgroup.remove_stale()
     if zygote.mode not in NAMESPACES:
+        _remove_stale_scratch()
         jail.become_subreaper()
         if _own_user(config):
             jail.sweep(uid=config["uid"], reaped={})  # whatever an earlier run left behind
