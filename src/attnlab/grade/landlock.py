@@ -1,9 +1,10 @@
 """Landlock: file-system confinement an unprivileged process can put on itself, where namespaces are
 refused (Ubuntu since 24.04 restricts unprivileged user namespaces; many containers refuse them).
 
-A sandbox calls ``restrict`` once, after ``no_new_privileges`` and before its system-call filter:
-from then on it and everything it starts may read (never execute) only the listed trees and files,
-and write only its scratch folder. What the running kernel's Landlock ABI handles decides the rest:
+A sandbox makes a ``ruleset`` while it still has its privileges and ``enforce``s it once, after
+``no_new_privileges`` and before its system-call filter: from then on it and everything it starts
+may read (never execute) only the listed trees and files, and write only its scratch folder. What
+the running kernel's Landlock ABI handles decides the rest:
 TCP bind and connect from ABI 4 (no rule allows a port), abstract unix sockets and signals to
 processes outside the sandbox from ABI 6. ``describe`` states what holds for an ABI.
 
@@ -89,10 +90,11 @@ def _check(ret: int, what: str) -> int:
     return ret
 
 
-def restrict(*, read: list[str], write: list[str], devices: dict[str, int]) -> int:
-    """Confine this process and its future children: ``read`` trees and files may be read, ``write``
+def ruleset(*, read: list[str], write: list[str], devices: dict[str, int]) -> int:
+    """A ruleset (its descriptor, for ``enforce``): ``read`` trees and files may be read, ``write``
     folders fully used, each of ``devices`` (path -> rights, e.g. READ_FILE | WRITE_FILE) used as
-    given; nothing else of the file system. Paths that do not exist are skipped. Returns the ABI."""
+    given; nothing else of the file system. Paths that do not exist are skipped. Made before the
+    process gives up its privileges, a rule can name a path that only the privileged can reach."""
     version = abi()
     if version < 1:
         raise OSError(38, "landlock: not available")
@@ -100,7 +102,7 @@ def restrict(*, read: list[str], write: list[str], devices: dict[str, int]) -> i
     attr = _RulesetAttr(fs, NET_BIND_TCP | NET_CONNECT_TCP, SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL)
     # an older kernel knows a shorter struct: give it only the fields it knows
     size = 8 if version < 4 else 16 if version < 6 else 24
-    ruleset = _check(
+    fd = _check(
         _libc.syscall(ctypes.c_long(SYS_CREATE_RULESET), ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)),
         "create_ruleset",
     )
@@ -108,17 +110,17 @@ def restrict(*, read: list[str], write: list[str], devices: dict[str, int]) -> i
         rules = [(p, READ_FILE | READ_DIR) for p in read] + [(p, fs) for p in write] + list(devices.items())
         for path, rights in rules:
             try:
-                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                parent = os.open(path, os.O_PATH | os.O_CLOEXEC)
             except OSError:
                 continue
             try:
                 if not os.path.isdir(path):
                     rights &= FILE_RIGHTS
-                rule = _PathBeneath(rights & fs, fd)
+                rule = _PathBeneath(rights & fs, parent)
                 _check(
                     _libc.syscall(
                         ctypes.c_long(SYS_ADD_RULE),
-                        ctypes.c_int(ruleset),
+                        ctypes.c_int(fd),
                         ctypes.c_int(RULE_PATH_BENEATH),
                         ctypes.byref(rule),
                         ctypes.c_uint32(0),
@@ -126,10 +128,19 @@ def restrict(*, read: list[str], write: list[str], devices: dict[str, int]) -> i
                     f"add_rule {path}",
                 )
             finally:
-                os.close(fd)
+                os.close(parent)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def enforce(ruleset_fd: int) -> None:
+    """Confine this process and everything it starts from now on (after ``no_new_privileges``)."""
+    try:
         _check(
-            _libc.syscall(ctypes.c_long(SYS_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)), "restrict_self"
+            _libc.syscall(ctypes.c_long(SYS_RESTRICT_SELF), ctypes.c_int(ruleset_fd), ctypes.c_uint32(0)),
+            "restrict_self",
         )
     finally:
-        os.close(ruleset)
-    return version
+        os.close(ruleset_fd)

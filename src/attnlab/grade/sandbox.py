@@ -463,6 +463,8 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
         os.closerange(3, keep[0])
         os.closerange(keep[0] + 1, keep[1])
         os.closerange(keep[1] + 1, 65536)
+        # made with the zygote's rights: a rule may name a path the sandbox's own user id cannot reach
+        rules = landlock.ruleset(read=config["binds"], write=[work], devices=DEVICES) if mode == "landlock" else None
         # a process count of its own where it counts this sandbox's processes alone: its own user
         # id, or its own user namespace (a user's count in a namespace starts at zero); under
         # Landlock, its user's processes as they are now plus its share (a fork bomb stops there)
@@ -481,12 +483,11 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
         if select.select([alive_fd], [], [], 0)[0]:
             os._exit(0)  # the parent died before we asked to die with it
         syscall_filter = config["syscall_filter"]
-        if mode == "landlock":
+        if rules is not None:
             if syscall_filter is not None and not own_user and landlock.abi() < 6:
                 # Landlock cannot scope signals here, and the grader runs as the same user
                 syscall_filter = syscalls.compile_filter(shared_host=True, signals_within=os.getpid())
-            # before the system-call filter, which refuses Landlock's own calls
-            landlock.restrict(read=config["binds"], write=[work], devices=DEVICES)
+            landlock.enforce(rules)  # before the system-call filter, which refuses Landlock's own calls
         if syscall_filter is not None:
             try:
                 jail.install_syscall_filter(syscall_filter)
