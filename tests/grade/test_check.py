@@ -1,10 +1,16 @@
 """``attnlab check``: the student's local run of the public tests."""
 
 import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 from attnlab import check, paths
 
 from known_outcomes import FIXTURES
+from without_userns import WHY_NOT_WITHOUT_USERNS, WRAPPER, can_refuse_userns
 
 
 def test_does_a_correct_part_pass_and_a_missing_one_fail(tmp_path, capsys, monkeypatch):
@@ -63,3 +69,18 @@ def test_does_a_top_level_loop_end_with_a_message_within_the_statement_limit(tmp
     (sub / "pe_attention.py").write_text((sub / "pe_attention.py").read_text() + "\nwhile True:\n    pass\n")
     assert check.main(submission=sub / "pe_attention.py") == 1
     assert "timed out" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not can_refuse_userns(), reason=WHY_NOT_WITHOUT_USERNS)
+def test_does_check_work_where_user_namespaces_are_refused(tmp_path):
+    """The student's machine may be a stock Ubuntu: check runs there as anywhere else."""
+    sub = shutil.copy(FIXTURES / "twin.py", tmp_path / f"{paths.ASSIGNMENT}.py")
+    attnlab = str(Path(sys.executable).with_name("attnlab"))
+    done = subprocess.run(
+        [sys.executable, str(WRAPPER), attnlab, "check", str(sub), "-q", "sinusoidal_pe"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "sinusoidal_pe" in done.stdout

@@ -1,5 +1,7 @@
 """Hostile submissions: each is the honest twin plus one attack, graded in one batch; pairs are an
-attack and its honest variant of the same functions, each on top of the twin."""
+attack and its honest variant of the same functions, each on top of the twin. The batch runs as
+this user, as the unprivileged user nobody, and as nobody where user namespaces are refused (as on
+stock Ubuntu 24.04: the sandboxes confine themselves with Landlock)."""
 
 import functools
 import json
@@ -29,6 +31,7 @@ from other_user import (
     readable_folder,
     venv_under_tmp,
 )
+from without_userns import WHY_NOT_WITHOUT_USERNS, WRAPPER, can_refuse_userns
 
 HOSTILE = sorted((FIXTURES / "hostile").glob("*.py"))
 PAIRS = sorted({p.name.split(".")[0] for p in (FIXTURES / "pairs").glob("*.py")})
@@ -107,15 +110,20 @@ def _submissions(folder: Path) -> Path:
     return subs
 
 
-# the grader as an unprivileged user: its results as plain data on the last line of its output
+# the grader as an unprivileged user: its results as plain data on the last line of its output,
+# with the isolation mode a zygote chooses there
 GRADE_AS_NOBODY = """
 import json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from attnlab.grade import main
+from attnlab.grade.session import Zygote
 run = main(submissions=[Path(sys.argv[2])], out=Path(sys.argv[3]), tests_dir=Path(sys.argv[4]),
            support_dir=Path(sys.argv[5]), timeout=2, progress=False)
-print(json.dumps({g.submission: [g.score, g.status, g.problem] for g in run.graded}))
+zygote = Zygote(uid=None, gid=None, memory_mb=1024, cpu_seconds=60)
+zygote.close()
+print(json.dumps({"mode": zygote.mode,
+                  "graded": {g.submission: [g.score, g.status, g.problem] for g in run.graded}}))
 """
 
 
@@ -126,40 +134,48 @@ def _kit_for_nobody(folder: Path) -> Path:
     shutil.move(str(venv), folder / "kit")
     shutil.copytree(paths.tests_dir(), folder / "tests")
     shutil.copytree(paths.support_dir(), folder / "support")
+    shutil.copy(WRAPPER, folder / "without_userns.py")
     (folder / "out").mkdir()
     make_readable(folder)
     os.chown(folder / "out", NOBODY, NOBODY)
     return folder / "tests"
 
 
-def _grade_as_nobody(folder: Path) -> dict:
+def _grade_as_nobody(folder: Path, *, without_userns: bool) -> dict:
     kit = folder / "kit"
+    python = str(kit / "venv" / "bin" / "python")
     found = json_from(
-        [str(kit / "venv" / "bin" / "python"), "-I", "-c", GRADE_AS_NOBODY]
+        ([python, str(folder / "without_userns.py")] if without_userns else [])
+        + [python, "-I", "-c", GRADE_AS_NOBODY]
         + [str(p) for p in (kit / "src", folder / "submissions", folder / "out", folder / "tests", folder / "support")],
         cwd=folder / "submissions",  # as an instructor would: from inside the folder it grades
         timeout=600,
         user=NOBODY,
         home=folder / "out",
     )
-    return {name: SimpleNamespace(score=s, status=st, problem=p) for name, (s, st, p) in found.items()}
+    # the mode each run must get, or it tests another mode than it says
+    assert found["mode"] == ("landlock" if without_userns else "userns"), found["mode"]
+    return {name: SimpleNamespace(score=s, status=st, problem=p) for name, (s, st, p) in found["graded"].items()}
 
 
-@pytest.fixture(scope="module", params=["as_this_user", "as_nobody"])
+@pytest.fixture(scope="module", params=["as_this_user", "as_nobody", "as_nobody_without_userns"])
 def graded(request):
     """(results by submission, the output folder, the test files as they were before grading)."""
-    if request.param == "as_nobody" and not can_run_as_nobody():
+    as_nobody = request.param != "as_this_user"
+    if as_nobody and not can_run_as_nobody():
         pytest.skip(WHY_NOT_AS_NOBODY)
+    if request.param == "as_nobody_without_userns" and not can_refuse_userns():
+        pytest.skip(WHY_NOT_WITHOUT_USERNS)
     folder = readable_folder("attnlab-hostile-")
     _submissions(folder)
-    tests = _kit_for_nobody(folder) if request.param == "as_nobody" else paths.tests_dir()
+    tests = _kit_for_nobody(folder) if as_nobody else paths.tests_dir()
     os.chmod(folder / "marks", 0o1777)
     snapshot = {p: p.read_bytes() for p in tests.glob("*.py")}
     planted = _plant_checkouts()
     here = os.getcwd()
     try:
-        if request.param == "as_nobody":
-            results = _grade_as_nobody(folder)
+        if as_nobody:
+            results = _grade_as_nobody(folder, without_userns=request.param == "as_nobody_without_userns")
         else:
             os.chdir(folder / "submissions")
             graded = main(submissions=[folder / "submissions"], out=folder / "out", timeout=2, progress=False).graded

@@ -47,11 +47,11 @@ from .runner import CaseResult, Limits, QuestionResult, Report, load_tests
 # isolated mode, from the file-system root: nothing a student names is on a worker's import path
 WORKER = importpath.python_command("attnlab.grade.worker", "main")
 NEEDS_HUMAN = 3
-# said once per run where the kernel offers no namespaces for the sandbox (macOS, a locked-down container)
+# said once per run, after the mode statement, where the sandbox has neither namespaces nor Landlock (macOS)
 WEAK_ISOLATION = (
-    "Warning: this machine gives the sandbox no namespaces, so each submission runs with only "
-    "process limits and (as root) a user id of its own: it can read what that user can. "
-    "Grade for real as root on Linux, or on Gradescope."
+    "Warning: this machine gives the sandbox neither namespaces nor Landlock, so each submission runs "
+    "with only process limits and (as root) a user id of its own: it can read what that user can. "
+    "Grade for real on Linux (5.13 or newer, or as root), or on Gradescope."
 )
 MAX_FAILED_STARTS = 3  # workers in a row that die before they are ready: the machine is the problem
 
@@ -619,9 +619,11 @@ def _schedule(
                     continue
                 if isinstance(msg, dict) and "ready" in msg and not w.ready:
                     w.ready = True
-                    if msg["ready"] == "none" and progress and not warned:
+                    if progress and not warned:  # the first worker says how its sandboxes are isolated
                         warned.append(True)
-                        print(WEAK_ISOLATION, file=sys.stderr)
+                        print(f"Isolation: {msg.get('isolation', msg['ready'])}", file=sys.stderr)
+                        if msg["ready"] == "none":
+                            print(WEAK_ISOLATION, file=sys.stderr)
                     continue
                 job = w.job
                 if job is None or not isinstance(msg, dict) or msg.get("name") != job.folder:

@@ -103,7 +103,9 @@ class Zygote:
     """A clean interpreter with numpy and the assignment's preloads loaded, that forks sandboxes.
 
     ``packages`` are the distributions a submission may import (numpy and IPython always; their
-    dependencies come along); ``preload`` the modules imported once, before any fork."""
+    dependencies come along); ``preload`` the modules imported once, before any fork. Once started,
+    ``mode`` says how its sandboxes are isolated ("root" or "userns": namespaces; "landlock"; "none")
+    and ``isolation`` what that means on this machine, in a sentence."""
 
     def __init__(
         self,
@@ -143,7 +145,7 @@ class Zygote:
         theirs.close()
         self.ctl.settimeout(60)
         try:
-            status, self.mode = self._recv()
+            status, self.mode, self.isolation = self._recv()
         except (OSError, wire.WireError, ValueError) as e:
             self.close()
             raise RuntimeError(f"the sandbox zygote did not start ({e})") from None

@@ -103,7 +103,7 @@ def serve(config: dict) -> None:
     grader = Grader(
         zygote, Path(config["tests_dir"]), Path(config["support_dir"]) if config["support_dir"] else None, limits
     )
-    replies.write(json.dumps({"ready": zygote.mode}) + "\n")
+    replies.write(json.dumps({"ready": zygote.mode, "isolation": zygote.isolation}) + "\n")
     for line in sys.stdin:
         job = json.loads(line)
         result = report.write(Path(config["out"]), grader.grade(Path(job["path"])))
