@@ -152,6 +152,17 @@ def test_is_an_unreachable_canvas_one_line(results, canvas):
     assert "Traceback" not in result.output
 
 
+def test_does_a_canvas_that_never_answers_end_the_upload_with_one_line(results, canvas, monkeypatch):
+    monkeypatch.setattr(upload_canvas, "DEADLINE", 0.5)
+    with socket.socket() as s:  # takes connections (the kernel's backlog) and never answers
+        s.bind(("127.0.0.1", 0))
+        s.listen(8)
+        canvas.url = f"http://127.0.0.1:{s.getsockname()[1]}"
+        result = upload(results, canvas, "--yes")
+    assert result.exit_code == 1 and "cannot reach Canvas at http://127.0.0.1" in result.output
+    assert "Traceback" not in result.output
+
+
 def test_is_a_results_folder_of_another_assignment_refused(results, canvas):
     grades = results / "grades.csv"
     text = grades.read_text(encoding="utf-8")

@@ -43,6 +43,9 @@ TOKEN = "CANVAS_TOKEN"
 STATE = "canvas_upload.json"
 NEEDS_HUMAN = 3  # as `attnlab grade`: done, but something listed needs a human
 BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)  # seconds waited between tries while Canvas throttles
+# seconds to connect and between bytes of an answer: a Canvas that takes the connection and never
+# answers must end the upload with a message, not hang it (canvasapi sets no timeout of its own)
+DEADLINE = 60.0
 MAKE_TOKEN = "make one in Canvas under Account -> Settings -> New access token"
 FIXED_COLUMNS = (("submission", "student", "student_id", "email"), ("total", "status", "problem", "notes"))
 
@@ -369,6 +372,7 @@ class _Canvas:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # canvasapi warns about http:// addresses (a local Canvas)
             self.api = Canvas(base, token)
+        _with_deadline(self.api)
         self.base, self.course_id, self.assignment_id = base, course, assignment
         self.course: Any = None
 
@@ -458,6 +462,22 @@ class _Canvas:
             except OSError as e:  # requests' errors are OSErrors: no route, refused, reset, DNS
                 raise UploadError(f"cannot reach Canvas at {self.base} (network down or wrong --url): {e}") from None
         raise AssertionError("unreachable: the last pause is None")
+
+
+def _with_deadline(api: Any) -> None:
+    """Every request of ``api`` gets ``DEADLINE``: canvasapi keeps its requests session private and
+    passes no timeout, so its adapters are replaced by ones that fill one in."""
+    from requests.adapters import HTTPAdapter
+
+    class _Deadline(HTTPAdapter):
+        def send(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("timeout") is None:
+                kwargs["timeout"] = DEADLINE
+            return super().send(request, *args, **kwargs)
+
+    session = api._Canvas__requester._session  # private: see the docstring
+    for prefix in ("https://", "http://"):
+        session.mount(prefix, _Deadline())
 
 
 def _said(e: Exception) -> str:
