@@ -103,7 +103,7 @@ class Counted:
         return np.stack(self.inputs), np.stack([2.0 * x + 1.0 for x in self.inputs])
 
 
-def test_does_a_lent_function_answer_its_declared_inputs_on_the_student_side_and_others_by_call(zygote):
+def test_does_a_lent_function_answer_its_declared_inputs_from_a_table_and_others_by_call(zygote):
     sb = start(
         zygote,
         """
@@ -123,6 +123,31 @@ def use(f, X):
     assert np.array_equal(other, 2.0 * (X + 0.5) + 1.0)
     assert single.dtype == np.float32 and np.allclose(single, 2.0 * X + 1.0)
     assert f.calls == 2  # X + 0.5 and the float32 copy: not among the declared inputs
+
+
+def test_does_the_student_side_learn_nothing_of_a_lent_functions_declared_inputs(zygote):
+    """The table of known answers stays with the worker: the lent function's closure, attributes
+    and the sandbox's memory hold only its number. The answer for the declared input the student
+    never saw (15.5 = 2 * 7.25 + 1) is nowhere on its side."""
+    sb = start(
+        zygote,
+        """
+import gc
+import numpy as np
+def look(f, X):
+    found = [repr(c.cell_contents) for c in (f.__closure__ or ())]
+    found += [repr(v) for v in vars(f).values()] if hasattr(f, "__dict__") else []
+    # any array anywhere in the sandbox's memory holding the secret row
+    found += [repr(o) for o in gc.get_objects() if isinstance(o, dict) for v in list(o.values())
+              if isinstance(v, np.ndarray) and v.size and np.any(v == 15.5)]
+    return " ".join(found)
+""",
+    )
+    X = np.arange(6.0).reshape(3, 2)
+    secret = np.full((3, 2), 7.25)
+    clues, _ = sb.call("look", None, (Counted([X, secret]), X), {}, 10)
+    sb.kill()
+    assert "15.5" not in clues
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import threading
+import weakref
 from pathlib import Path
 from typing import Any, Callable
 
@@ -219,6 +220,9 @@ class Sandbox:
         self.alive = True
         self.death = ""  # why it stopped, when a timeout or crash stopped it
         self.handles: dict[int, Callable] = {}
+        # numbers are never reused: a lent function the submission kept stays refused, even in a
+        # later call that lends another function
+        self.next_handle = 1
         self.calls = 0
         self.on_check: Callable[[str], None] | None = None
         self.cpu_file = cpu_file or f"/proc/{pid}/stat"
@@ -318,7 +322,9 @@ class Sandbox:
                 or not all(isinstance(k, str) for k in kwargs)
             ):
                 raise TypeError("this function can no longer be called")
-            return fn(*self._resolve(args), **self._resolve(kwargs))
+            args, kwargs = self._resolve(args), self._resolve(kwargs)
+            known = _known_answer(fn, args, kwargs)
+            return known if known is not None else fn(*args, **kwargs)
         if kind == "check" and isinstance(body, str):
             if self.on_check is not None and self.calls == 1:
                 self.on_check(body)
@@ -330,9 +336,10 @@ class Sandbox:
             return wire.Ref(obj._name)
         if callable(obj):
             # lent for the duration of the call: the student's side gets a number to call back
-            hid = len(self.handles) + 1
+            hid = self.next_handle
+            self.next_handle += 1
             self.handles[hid] = obj
-            return wire.Handle(hid, _known_answers(obj))
+            return wire.Handle(hid)
         return None
 
     def _resolve(self, value: Any) -> Any:
@@ -352,29 +359,34 @@ class Sandbox:
         return value
 
 
-MAX_ANSWERS = 1000
+# a lent pure function's known answers, looked up here by the input's bytes: the table never
+# crosses to the student's side, where it would tell which inputs a test is going to try
+_TABLES: weakref.WeakKeyDictionary[Any, dict[tuple, Any]] = weakref.WeakKeyDictionary()
 
 
-def _known_answers(fn: Callable) -> tuple | None:
-    """What a lent function declares it answers, to travel with its handle: ``fn.known_answers()``
-    gives two arrays (inputs, outputs) of a pure function of one array, ``fn(inputs[i])`` being
-    ``outputs[i]``. None when it declares nothing usable: then every call makes a round trip."""
+def _known_answer(fn: Callable, args: tuple, kwargs: dict) -> Any:
+    """``fn(*args)`` from the table of what ``fn`` declares it answers (``fn.known_answers()``: two
+    stacked arrays, inputs and outputs, of a pure function of one array), or None."""
     import numpy as np
 
     declared = getattr(fn, "known_answers", None)
-    answers = declared() if callable(declared) else None
-    if not (isinstance(answers, tuple) and len(answers) == 2 and all(type(a) is np.ndarray for a in answers)):
+    if not callable(declared) or kwargs or len(args) != 1 or type(args[0]) is not np.ndarray:
         return None
-    inputs, outputs = answers
-    if not (
-        inputs.ndim >= 1
-        and outputs.ndim >= 1
-        and len(inputs) == len(outputs) <= MAX_ANSWERS
-        and inputs.dtype.str in wire.DTYPES
-        and outputs.dtype.str in wire.DTYPES
-    ):
-        return None
-    return inputs, outputs
+    table = _TABLES.get(fn)
+    if table is None:
+        answers = declared()
+        table = {}
+        if (
+            isinstance(answers, tuple)
+            and len(answers) == 2
+            and all(type(a) is np.ndarray and a.ndim >= 1 for a in answers)
+            and len(answers[0]) == len(answers[1])
+            and answers[1].dtype.str in wire.DTYPES
+        ):
+            table = {(x.dtype.str, x.shape, x.tobytes()): y for x, y in zip(*answers)}
+        _TABLES[fn] = table
+    x = args[0]
+    return table.get((x.dtype.str, x.shape, x.tobytes()))
 
 
 def _error_body(body: Any) -> tuple[str, str, str]:

@@ -6,7 +6,7 @@ arguments. ``equivariant`` and ``invariant`` below say what a correct checker mu
 A checker calls its probe once for X and once per reordering it tries (120 times for five rows).
 ``Probe.lent`` hands a pure probe over together with its outputs on the reorderings a checker is
 expected to try (``known_answers``), so a grading engine that keeps the probe on its own side can
-let the student's side answer exactly those calls itself; under otter it is just the probe.
+answer exactly those calls from a table instead of computing them; under otter it is just the probe.
 """
 
 import functools
