@@ -6,6 +6,7 @@ from otter.test_files import test_case
 import attnlab_oracle as oracle
 
 name = "softmax"
+reference = oracle.softmax  # lent to the callers of softmax when the student's own fails
 
 
 @test_case(points=1, hidden=False)

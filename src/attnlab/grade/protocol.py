@@ -66,7 +66,9 @@ WORKER_TO_SANDBOX = (
     Message(
         "call",
         "worker",
-        "(name, snapshot or None, args, kwargs): plain data, Refs, Handles",
+        "(name, snapshot or None, args, kwargs, {global name: Handle}): plain data, Refs, Handles; "
+        "the last lends references that stand in for the submission's globals of those names during "
+        "this call only",
         "(result, [positions or keyword names of arguments changed in place]); the worker's own "
         "arrays are never changed",
         "call limit",

@@ -1,9 +1,10 @@
 """The trusted side of the channel: the zygote that forks sandboxes, one running sandbox, and the
 proxies through which test files call the student's functions (``protocol.py`` lists every message).
 
-A callable that a test passes to the student's code stays here: the student's side gets a number it
-can only call back (a Handle), valid while the call that carried it runs; the student's own functions
-travel by name (a Ref). No test code, name, bound argument or global crosses to the sandbox.
+A callable that a test passes to the student's code, or that the runner lends in place of one of the
+submission's functions, stays here: the student's side gets a number it can only call back (a Handle),
+valid while the call that carried it runs; the student's own functions travel by name (a Ref). No test
+code, name, bound argument, global or table of known answers crosses to the sandbox.
 """
 
 from __future__ import annotations
@@ -285,10 +286,19 @@ class Sandbox:
             raise student_exception(*_error_body(body))
         return body
 
-    def call(self, name: str, snapshot: int | None, args: tuple, kwargs: dict, timeout: float) -> tuple[Any, list]:
+    def call(
+        self,
+        name: str,
+        snapshot: int | None,
+        args: tuple,
+        kwargs: dict,
+        timeout: float,
+        lent: dict[str, Callable] | None = None,
+    ) -> tuple[Any, list]:
         """Call the student's function on plain copies of the arguments: whatever it does to them
-        stays on its side. Returns the result and which arguments it changed in place."""
-        body = self.request("call", (name, snapshot, args, kwargs), timeout, f"{name}(...)")
+        stays on its side. ``lent``: functions that stand in for the submission's globals of those
+        names during this call only. Returns the result and which arguments it changed in place."""
+        body = self.request("call", (name, snapshot, args, kwargs, lent or {}), timeout, f"{name}(...)")
         if not (isinstance(body, tuple) and len(body) == 2 and isinstance(body[1], list)):
             raise StudentError("malformed reply from the submission's process")
         result, changed = body
@@ -420,11 +430,12 @@ class StudentFunction:
             self.__signature__ = sig
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        lent = None
         if self._guard is not None:
-            self._guard.before_call(self._name)
+            lent = self._guard.before_call(self._name)
         self.mutated_arguments = ()
         try:
-            result, changed = self._sandbox.call(self._name, self._snapshot, args, kwargs, self._timeout or 10.0)
+            result, changed = self._sandbox.call(self._name, self._snapshot, args, kwargs, self._timeout or 10.0, lent)
         except StudentTimeout:
             if self._guard is not None:
                 self._guard.timed_out(self._name)
