@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from attnlab import paths
-from attnlab.grade import main
+from attnlab.grade import calls, main
 from attnlab.grade.batch import GRADED
 
 from known_outcomes import FIXTURES
@@ -95,7 +95,7 @@ GRADE_AS_NOBODY = """
 import json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from attnlab.grade import main
+from attnlab.grade import calls, main
 run = main(submissions=[Path(sys.argv[2])], out=Path(sys.argv[3]), tests_dir=Path(sys.argv[4]),
            support_dir=Path(sys.argv[5]), timeout=2, progress=False)
 print(json.dumps({g.submission: [g.score, g.status, g.problem] for g in run.graded}))
@@ -109,6 +109,8 @@ def _kit_for_nobody(folder: Path) -> Path:
     shutil.move(str(venv), folder / "kit")
     shutil.copytree(paths.tests_dir(), folder / "tests")
     shutil.copytree(paths.support_dir(), folder / "support")
+    # the call graph beside the tests, as in the autograder zip: references are lent as nobody too
+    calls.write(folder / calls.FILE, calls.for_course(paths.current_assignment()))
     (folder / "out").mkdir()
     make_readable(folder)
     os.chown(folder / "out", NOBODY, NOBODY)
