@@ -161,12 +161,17 @@ def test_without_isolation_does_a_mistake_cost_its_callers_too(tmp_path):
     try:
         graph = calls.for_tests(paths.tests_dir())["calls"]
         sample = paths.sample_submissions_dir() / "no_scaling_score_partial.py"
-        lost = {}
+        lost, rows = {}, {}
         for isolate in (True, False):
             grader = Grader(zygote, paths.tests_dir(), paths.support_dir(), Limits(), calls=graph, isolate=isolate)
             report = grader.grade(sample)
             lost[isolate] = {q.name for q in report.questions if q.score < q.possible}
+            rows[isolate] = [c for q in report.questions if q.name == "self_attention" for c in q.cases]
     finally:
         zygote.close()
     assert lost[True] == {"scaled_dot_product_attention"}
     assert lost[False] > {"scaled_dot_product_attention", "self_attention"}
+    # charged for its callee, the caller's rows point at it and guess no mistake of their own
+    failed = [c for c in rows[False] if not c.passed]
+    blame = "`self_attention` uses your `scaled_dot_product_attention`, which fails its own public test"
+    assert failed and all(c.message.startswith(blame) and c.misconception is None for c in failed)

@@ -90,6 +90,13 @@ def for_tests(tests_dir: Path) -> dict:
         return {"calls": {}, "isolate": False}
 
 
+def text(dependencies: dict, *, generated: str = "") -> str:
+    """``dependencies`` (from ``for_course``) as the text of a ``FILE``; ``generated`` says by what
+    (JSON has no comments: it is a key of its own)."""
+    data = {**dependencies, **({"generated": generated} if generated else {})}
+    return json.dumps(data, indent=1, sort_keys=True) + "\n"
+
+
 def write(path: Path, dependencies: dict) -> None:
-    """``dependencies`` (from ``for_course``) as the autograder zip's ``FILE``."""
-    path.write_text(json.dumps(dependencies, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    """``dependencies`` as the autograder zip's ``FILE``."""
+    path.write_text(text(dependencies), encoding="utf-8")

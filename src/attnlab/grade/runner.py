@@ -141,6 +141,11 @@ class Grader:
             for tf in tests
         }
         self.references = {tf.name: tf.reference for tf in tests if tf.reference is not None}
+        # every graded function each question's function calls, in grading order (deepest first)
+        self.uses = {
+            tf.name: [n for n in call_graph.order(by_name, self.calls) if n in call_graph.reach(tf.name, self.calls)]
+            for tf in tests
+        }
 
     def grade(self, path: Path) -> Report:
         return _Run(self, Path(path)).run()
@@ -197,6 +202,7 @@ class _Run:
             for tf in lending:
                 self.rerun_public(tf)
                 self.results[tf.name] += self.run_cases(tf, hidden=True)
+            self.blame_callees()
         finally:
             if self.sandbox is not None:
                 self.sandbox.kill()
@@ -236,6 +242,23 @@ class _Run:
             self.sandbox.kill()
         again = {r.name: r for r in self.run_cases(tf, hidden=False, only=redo)}
         self.results[tf.name] = [again.get(r.name, r) for r in self.results[tf.name]]
+
+    def blame_callees(self) -> None:
+        """A row that failed with the student's own callee in it (nothing lent: ``attnlab check``,
+        a callee without a reference, isolation turned off) while that callee fails its own tests
+        points at the callee instead of guessing a cause of its own."""
+        for tf in self.tests:
+            failing = [c for c in self.g.uses[tf.name] if any(not r.passed for r in self.results.get(c, []))]
+            if not failing:
+                continue
+            callee = failing[0]  # the deepest: fixing it may fix the others
+            public = any(not r.passed and not r.hidden for r in self.results[callee])
+            which = "its own public test" if public else "its own tests"
+            for r in self.results[tf.name]:
+                # a function that is missing says so, whatever its callees do
+                if not r.passed and not r.note and not r.message.startswith("the submission does not define"):
+                    r.message = f"`{tf.name}` uses your `{callee}`, which fails {which}: fix `{callee}` first"
+                    r.misconception = None
 
     def in_file_order(self, tf: testfiles.TestFile) -> list[CaseResult]:
         order = {c.name: i for i, c in enumerate(tf.cases)}
