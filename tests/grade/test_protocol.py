@@ -125,10 +125,18 @@ def use(f, X):
     assert f.calls == 2  # X + 0.5 and the float32 copy: not among the declared inputs
 
 
-def test_does_the_student_side_learn_nothing_of_a_lent_functions_declared_inputs(zygote):
-    """The table of known answers stays with the worker: the lent function's closure, attributes
-    and the sandbox's memory hold only its number. The answer for the declared input the student
-    never saw (15.5 = 2 * 7.25 + 1) is nowhere on its side."""
+class Public(Counted):
+    """Its declared inputs follow from the arguments of the call it is lent to."""
+
+    public_answers = True
+
+
+@pytest.mark.parametrize("declared", [Counted, Public], ids=["not public", "public"])
+def test_does_a_lent_functions_table_reach_the_student_only_when_it_is_public(zygote, declared):
+    """A table of known answers travels with the lent function only when its lender declares its
+    inputs public (they follow from the call's arguments); otherwise the worker keeps it, and the
+    answer for a declared input the student never asked for (15.5 = 2 * 7.25 + 1) is nowhere on the
+    student's side: not in the function's closure or attributes, not in any dict of its memory."""
     sb = start(
         zygote,
         """
@@ -137,17 +145,17 @@ import numpy as np
 def look(f, X):
     found = [repr(c.cell_contents) for c in (f.__closure__ or ())]
     found += [repr(v) for v in vars(f).values()] if hasattr(f, "__dict__") else []
-    # any array anywhere in the sandbox's memory holding the secret row
     found += [repr(o) for o in gc.get_objects() if isinstance(o, dict) for v in list(o.values())
               if isinstance(v, np.ndarray) and v.size and np.any(v == 15.5)]
-    return " ".join(found)
+    return f(X), " ".join(found)
 """,
     )
     X = np.arange(6.0).reshape(3, 2)
-    secret = np.full((3, 2), 7.25)
-    clues, _ = sb.call("look", None, (Counted([X, secret]), X), {}, 10)
+    f = declared([X, np.full((3, 2), 7.25)])
+    (value, clues), _ = sb.call("look", None, (f, X), {}, 10)
     sb.kill()
-    assert "15.5" not in clues
+    assert np.array_equal(value, 2.0 * X + 1.0) and f.calls == 0  # answered from the table, either side
+    assert ("15.5" in clues) == (declared is Public)
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,10 @@ data only: None, bool, int (at most 4000 digits), float, complex, str, bytes, li
 numpy arrays and scalars of numeric or bool dtype (decoded as fresh base-class ``ndarray``s), and
 two references: ``Ref(name)``, a student function by name, and ``Handle(n)``, a function the worker
 lends for the duration of one call (numbers are never reused); a lent pure function of one array may
-declare its known answers (``known_answers()``: stacked inputs and outputs), with which the worker
-answers calls on exactly those inputs from a table that never crosses. Nothing is unpickled; any
+declare its known answers (``known_answers()``: stacked inputs and outputs). Those answers travel
+with the handle, and the sandbox answers calls on exactly those inputs itself, only when the lender
+declares them public (``public_answers``: the inputs follow from the call's own arguments);
+otherwise the worker answers them from a table that never crosses. Nothing is unpickled; any
 malformed frame raises ``WireError``.
 
 Worker -> sandbox (each with a deadline: the request's CPU seconds of the sandbox's own cgroup, or
