@@ -28,6 +28,7 @@ __all__ = [
     "affine",
     "unchanged_rows",
     "position_offsets",
+    "scale_first_row",
     "mean_pool",
     "sum_first_two",
     "first_row_and_rest_sum",
@@ -111,6 +112,13 @@ def unchanged_rows(X):
 def position_offsets(X, offsets):
     """Adds offsets[i] to row i: equivariant only under permutations that keep equal offsets."""
     return X + np.asarray(offsets, dtype=np.float64)[:, None]
+
+
+def scale_first_row(X, factor):
+    """Row 0 scaled by ``factor``: moved rows come out up to that factor apart, far beyond round-off."""
+    out = np.array(X, dtype=np.float64)
+    out[0] = factor * out[0]
+    return out
 
 
 def mean_pool(X, f):
@@ -277,6 +285,12 @@ def _row_probes(n):
             False,
         ),
         "first two summed": Probe("X[0] + X[1] followed by the other rows", sum_first_two, False, False),
+        "first row scaled": Probe(
+            "scaling the first row by 1.3 (a 30% change, far beyond round-off)",
+            functools.partial(scale_first_row, factor=1.3),
+            False,
+            False,
+        ),
         "first row offset": Probe(
             "adding 1 to the first row only",
             functools.partial(position_offsets, offsets=[1.0] + [0.0] * (n - 1)),
