@@ -150,6 +150,13 @@ def test_does_a_sample_lose_points_only_where_its_mistakes_are(one_run, sample):
 
 
 @pytest.mark.slow
+def test_are_results_in_the_test_files_order_whatever_the_grading_order(one_run):
+    rows = one_run["no_scaling_score_partial"]["tests"]
+    questions = list(dict.fromkeys(t["extra_data"]["question"] for t in rows))
+    assert questions == sorted(questions)
+
+
+@pytest.mark.slow
 def test_does_a_row_graded_with_a_lent_reference_say_so(one_run):
     rows = [t for t in one_run["no_scaling_score_partial"]["tests"] if t["extra_data"]["question"] == "self_attention"]
     assert rows and all(t["status"] == "passed" for t in rows)

@@ -2,7 +2,7 @@
 
 Data flow: ``discover`` (downloads -> submissions and who wrote them) -> ``source`` (submission ->
 code cells) -> ``sandbox`` (student side, forked from a zygote, isolated by ``jail``) <-> ``wire`` (plain data only) <-> ``session`` (trusted side: proxies) ->
-``runner`` (one submission: execute, run the test cases) -> ``report`` (results.json, feedback.md)
+``runner`` (one submission: execute, run the test cases in ``calls`` order, lending references) -> ``report`` (results.json, feedback.md)
 -> ``batch`` (re-runs, workers, grades.csv, summary) -> ``analysis`` (item analysis) and ``canvas``
 (roster, LMS import).
 """

@@ -206,7 +206,11 @@ class _Run:
         finally:
             if self.sandbox is not None:
                 self.sandbox.kill()
-        questions = [QuestionResult(tf.name, tf.points, tf.all_or_nothing, self.in_file_order(tf)) for tf in self.tests]
+        # reported in the test files' order (otter's), whatever order they were graded in
+        questions = [
+            QuestionResult(tf.name, tf.points, tf.all_or_nothing, self.in_file_order(tf))
+            for tf in sorted(self.tests, key=lambda tf: tf.path)
+        ]
         if self.restarts:
             self.notes.append(f"the submission's process was restarted {self.restarts} time(s)")
         return Report(
