@@ -84,3 +84,35 @@ def test_does_check_work_where_user_namespaces_are_refused(tmp_path):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "sinusoidal_pe" in done.stdout
+
+
+SOFTMAX_OVER_AXIS_0 = """
+import numpy as np
+
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - x.max(axis=0, keepdims=True))  # axis 0, whatever `axis` says
+    return e / e.sum(axis=0, keepdims=True)
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    return weights @ V, weights
+"""
+
+
+def test_does_a_failure_caused_by_a_callee_point_at_the_callee(tmp_path, capsys):
+    """The public tests have no reference to lend: a function that fails only through its callee
+    is told to fix the callee first, and no misconception of its own is guessed."""
+    sub = tmp_path / "mine.py"
+    sub.write_text(SOFTMAX_OVER_AXIS_0)
+    hint = "`scaled_dot_product_attention` uses your `softmax`, which fails its own public test: fix `softmax` first"
+    for question in (None, "scaled_dot_product_attention"):
+        assert check.main(submission=sub, question=question) == 1
+        printed = capsys.readouterr().out
+        rows = [line for line in printed.splitlines() if line.startswith("    scaled_dot_product_attention")]
+        assert rows and all(row.endswith(hint) for row in rows), printed
+        assert "looks like" not in "".join(rows)
+    assert "softmax: 0 / 1" not in printed  # asked for one question: its callee is checked, not shown

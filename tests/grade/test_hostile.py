@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from attnlab import paths
-from attnlab.grade import main
+from attnlab.grade import calls, main
 from attnlab.grade.batch import GRADED
 
 from known_outcomes import FIXTURES
@@ -135,6 +135,8 @@ def _kit_for_nobody(folder: Path) -> Path:
     shutil.copytree(paths.tests_dir(), folder / "tests")
     shutil.copytree(paths.support_dir(), folder / "support")
     shutil.copy(WRAPPER, folder / "without_userns.py")
+    # the call graph beside the tests, as in the autograder zip: references are lent as nobody too
+    calls.write(folder / calls.FILE, calls.for_course(paths.current_assignment()))
     (folder / "out").mkdir()
     make_readable(folder)
     os.chown(folder / "out", NOBODY, NOBODY)

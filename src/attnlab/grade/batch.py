@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import __version__, atomic, importpath, paths
-from . import analysis, canvas, moodle, report
+from . import analysis, calls, canvas, moodle, report
 from .discover import Found, Student, Submission, discover, unreadable
 from .report import GRADED, NOT_GRADED, UNREADABLE
 from .runner import CaseResult, Limits, QuestionResult, Report, load_tests
@@ -150,6 +150,7 @@ def main(
         limits=limits.__dict__,
         isolate=True,
         parent=os.getpid(),
+        dependencies=calls.for_tests(tests_dir),
     )
     jobs = jobs or os.cpu_count() or 1
     # the workers start now (a second each, most of it their sandboxes' interpreter) and get ready
@@ -180,7 +181,7 @@ def _grade(
 ) -> Run:
     tests = load_tests(tests_dir, support_dir)
     questions = [(tf.name, tf.points) for tf in tests]
-    fingerprint = _tests_fingerprint(tests_dir, support_dir, limits)
+    fingerprint = _tests_fingerprint(tests_dir, support_dir, limits, config["dependencies"])
     store = out / "submissions"
 
     with tempfile.TemporaryDirectory(prefix="attnlab-unpack-") as scratch:
@@ -336,9 +337,10 @@ def _unreadable(
     return g
 
 
-def _tests_fingerprint(tests_dir: Path, support_dir: Path | None, limits: Limits) -> str:
-    """Changes when anything that decides a grade changes: tests, oracle, limits, engine version."""
-    h = hashlib.sha256(json.dumps([__version__, limits.__dict__]).encode())
+def _tests_fingerprint(tests_dir: Path, support_dir: Path | None, limits: Limits, dependencies: dict) -> str:
+    """Changes when anything that decides a grade changes: tests, oracle, limits, the call graph and
+    its isolation setting, engine version."""
+    h = hashlib.sha256(json.dumps([__version__, limits.__dict__, dependencies], sort_keys=True).encode())
     for root in filter(None, (tests_dir, support_dir)):
         for p in sorted(root.rglob("*")):
             if p.is_file() and "__pycache__" not in p.parts:

@@ -232,8 +232,10 @@ class Runtime:
     # values crossing the channel
     def callback(self, hid: int, answers: tuple | None = None):
         """A function the trusted side lent for the current call: calling it is all one can do
-        with it. It carries a number, never the lender's code, name, arguments or globals; and, for
-        a pure function, its outputs on the inputs the lender expects, to answer those calls here."""
+        with it. It carries a number, never the lender's code, name, arguments or globals; once the
+        call that lent it returns, the trusted side refuses the number. ``answers``: a pure
+        function's outputs on inputs that follow from the call's own arguments (``protocol.py``),
+        to answer those calls here."""
         endpoint = self.endpoint
         known = {(x.dtype.str, x.shape, x.tobytes()): y for x, y in zip(*answers)} if answers else {}
 
@@ -364,15 +366,29 @@ class Runtime:
 
     def do_call(self, body):
         """Call a student function on the arguments as sent (this side's own copies); reply with
-        the result and which array arguments the function changed in place."""
-        name, snapshot, args, kwargs = body
+        the result and which array arguments the function changed in place. ``lent`` maps global
+        names to functions the trusted side lends for this call only (the reference version of a
+        callee that failed its own tests): the submission's globals hold them while the call runs
+        and get their own values back when it returns."""
+        name, snapshot, args, kwargs, lent = body
         ns = self.snapshots[snapshot] if isinstance(snapshot, int) and 0 <= snapshot < len(self.snapshots) else self.ns
         fn = ns.get(name)
         if not callable(fn):
             raise NameError(f"name '{name}' is not defined")
-        args, kwargs = self.resolve(args), self.resolve(kwargs)
+        args, kwargs, lent = self.resolve(args), self.resolve(kwargs), self.resolve(lent)
         before = {key: value.copy() for key, value in _arrays(args, kwargs)}
-        result = fn(*args, **kwargs)
+        missing = object()
+        # a snapshot's functions read the live namespace too (their __globals__), so it is the one to swap
+        saved = {key: self.ns.get(key, missing) for key in lent}
+        self.ns.update(lent)
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            for key, value in saved.items():
+                if value is missing:
+                    self.ns.pop(key, None)
+                else:
+                    self.ns[key] = value
         changed = [key for key, value in _arrays(args, kwargs) if key in before and not _same(before[key], value)]
         return (result, changed)
 

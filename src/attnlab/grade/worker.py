@@ -100,8 +100,14 @@ def serve(config: dict) -> None:
         # the worker, its zygote and its sandboxes ping-pong: on one core they skip cross-core wakeups
         os.sched_setaffinity(0, {config["cpu"]})
     zygote = start_zygote(config)
+    dependencies = config["dependencies"]
     grader = Grader(
-        zygote, Path(config["tests_dir"]), Path(config["support_dir"]) if config["support_dir"] else None, limits
+        zygote,
+        Path(config["tests_dir"]),
+        Path(config["support_dir"]) if config["support_dir"] else None,
+        limits,
+        calls=dependencies["calls"],
+        isolate=dependencies["isolate"],
     )
     replies.write(json.dumps({"ready": zygote.mode, "isolation": zygote.isolation}) + "\n")
     for line in sys.stdin:
