@@ -38,7 +38,7 @@ def test_does_release_write_the_student_files(tmp_path):
 def test_does_the_help_list_every_command():
     code, output, _ = _run("--help")
     assert code == 0
-    for command in ("build", "grade", "check", "demo", "quiz", "release", "new"):
+    for command in ("build", "grade", "check", "demo", "quiz", "release", "new", "upload"):
         assert command in output
 
 

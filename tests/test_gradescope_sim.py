@@ -116,6 +116,20 @@ def test_does_nothing_linger_after_the_container_run(dist, tmp_path):
     assert not lingering
 
 
+def test_does_the_gradescope_entry_import_nothing_from_the_submission_folder(dist, tmp_path):
+    from planted import PLANT, trusted_module_names
+
+    names = trusted_module_names()
+    files = {f"{n}.py": PLANT.format(name=n, marks="/autograder/results") for n in names}
+    files["notebook.ipynb"] = (paths.sample_submissions_dir() / "vectorised_notebook_score_full.ipynb").read_text()
+    work = tmp_path / "planted"
+    work.mkdir()
+    results = gradescope_sim.run(dist / "autograder.zip", files, work=work)
+    marks = [p.name for p in (work / "stage" / "autograder" / "results").iterdir() if p.name.split(".")[0] in names]
+    assert marks == []
+    assert results["score"] == build.points_possible()
+
+
 def _quiz_notebook(answers, extra=()):
     import nbformat
 

@@ -86,7 +86,7 @@ def test_does_the_student_command_offer_only_check_and_quiz(unpacked, tmp_path):
     assert shown.returncode == 0
     commands = shown.stdout.split("Commands:")[1].split()
     assert "check" in commands and "quiz" in commands
-    assert not {"build", "grade", "release", "demo", "new"} & set(commands)
+    assert not {"build", "grade", "release", "demo", "new", "upload"} & set(commands)
     where = subprocess.run(
         [sys.executable, "-c", "import attnlab; print(attnlab.__file__)"],
         cwd=tmp_path,

@@ -14,6 +14,7 @@ import zipfile
 from pathlib import Path
 
 from . import atomic, otterzip, paths, release, student_tool, testfiles
+from .grade import calls
 
 STUDENT_README = """\
 # {assignment}
@@ -86,15 +87,19 @@ def autograder_zip(*, out: Path, assignment: str | None = None) -> Path:
             points_possible=points_possible(assignment=assignment),
             requirements=requirements,
         )
-    # the engine reads what a submission may import from sandbox.yaml beside the tests folder
+    # the engine reads what a submission may import from sandbox.yaml beside the tests folder, and
+    # which graded function calls which from calls.json there (the zip ships no solution)
     sandbox = [(p, p.name) for p in [paths.autograder_dir(assignment) / "sandbox.yaml"] if p.is_file()]
-    otterzip.run_with(
-        target,
-        extra=_package_files() + sandbox,
-        why="grade with attnlab's isolated engine instead of otter's in-process runner "
-        "(the student's code never shares a process with the tests).",
-        command="cd /autograder/source && PYTHONPATH=/autograder/source exec python -m attnlab.gradescope",
-    )
+    with tempfile.TemporaryDirectory() as tmp:
+        graph = Path(tmp) / calls.FILE
+        calls.write(graph, calls.for_course(assignment))
+        otterzip.run_with(
+            target,
+            extra=_package_files() + sandbox + [(graph, calls.FILE)],
+            why="grade with attnlab's isolated engine instead of otter's in-process runner "
+            "(the student's code never shares a process with the tests).",
+            command="cd /autograder/source && PYTHONPATH=/autograder/source exec python -m attnlab.gradescope",
+        )
     return target
 
 

@@ -62,7 +62,7 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
     except (OSError, ValueError) as e:  # paths.CourseError is a ValueError
         print(f"attnlab check: {e}", file=sys.stderr)
         return 2
-    from .grade import source
+    from .grade import calls, source
     from .grade.runner import Grader, Limits
     from .grade.session import Zygote
 
@@ -82,12 +82,17 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
         isolate=False,
     )
     try:
-        grader = Grader(zygote, tests_dir, None, limits)
-        if question is not None:
-            grader.tests = [tf for tf in grader.tests if question in (tf.name, tf.path.stem)]
-            if not grader.tests:
+        # the call graph (the release's calls.json) orders the questions and points a failure at
+        # the callee that causes it; the public tests lend no reference
+        grader = Grader(zygote, tests_dir, None, limits, calls=calls.for_tests(tests_dir)["calls"])
+        asked = {tf.name for tf in grader.tests if question in (tf.name, tf.path.stem)} if question else None
+        if asked is not None:
+            if not asked:
                 print(f"attnlab check: no public test for question {question!r}", file=sys.stderr)
                 return 2
+            # the functions it calls are checked too (not shown): a failure they cause points at them
+            needed = asked | {c for name in asked for c in grader.uses[name]}
+            grader.tests = [tf for tf in grader.tests if tf.name in needed]
         report = grader.grade(path)
     finally:
         zygote.close()
@@ -95,6 +100,8 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
         print(f"error while running {path.name}: {err}")
     failed = 0
     for q in report.questions:
+        if asked is not None and q.name not in asked:
+            continue
         lines = [f"    {c.name}: {c.message}".replace("\n", "\n      ") for c in q.cases if not c.passed]
         failed += len(lines)
         mark = "ok  " if not lines else "FAIL"

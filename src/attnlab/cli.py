@@ -242,6 +242,44 @@ def check(submission: Path | None, question: str | None, course: Path | None, as
 student.add_command(check)
 
 
+@main.group()
+def upload():
+    """Put graded results into an LMS."""
+
+
+@upload.command("canvas")
+@click.argument("results", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--url", required=True, help="Your Canvas's address, e.g. https://canvas.example.edu.")
+@click.option("--course", "course_id", required=True, type=int, help="The Canvas course id (in the course's address).")
+@click.option(
+    "--assignment", "assignment_id", required=True, type=int, help="The Canvas assignment id (in its address)."
+)
+@click.option("--yes", is_flag=True, help="Make the changes (without it: only show them).")
+@click.option("--force", is_flag=True, help="Also overwrite grades changed by hand in Canvas since the last upload.")
+def canvas(results: Path, url: str, course_id: int, assignment_id: int, yes: bool, force: bool):
+    """Put each graded student's total and feedback from RESULTS (what `attnlab grade` wrote) into a
+    Canvas assignment, with the access token in the environment variable CANVAS_TOKEN. Run it in the
+    course folder: RESULTS's questions tell the assignment and its points.
+
+    \b
+    Exit status: 0 done (or, without --yes, shown); 1 stopped, the message says why (before any
+    change, or part-way when Canvas failed: a re-run resumes); 2 wrong usage; 3 done, but something
+    listed needs a human (a submission not graded or matching no student, a grade set by hand in
+    Canvas and kept).
+    """
+    from . import upload_canvas
+
+    try:
+        done = upload_canvas.main(
+            results=results, url=url, course=course_id, assignment=assignment_id, apply=yes, force=force
+        )
+    except upload_canvas.UploadError as err:
+        raise click.ClickException(str(err)) from None
+    except OSError as err:
+        raise _fail_cleanly(err) from None
+    raise SystemExit(done.exit_code)
+
+
 @main.command()
 @click.option(
     "--out",

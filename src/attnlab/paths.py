@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 MARKER = "attnlab-course.toml"
 ASSIGNMENT = "pe_attention"  # the bundled course's assignment
@@ -137,6 +139,22 @@ def current_assignment(name: str | None = None) -> str:
     if not found:
         raise CourseError(f"{course_root()} has no assignment (a solutions/<name>/<name>.py)")
     raise CourseError(f"this course has several assignments ({', '.join(found)}): choose one with --assignment NAME")
+
+
+def setting(section: str, key: str, default: Any) -> Any:
+    """A course setting from the marker file's ``[section]`` table (``default`` where it is not set);
+    a marker that is not valid TOML is the instructor's mistake, said in one line."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib  # type: ignore[import-not-found]  # only installed on 3.10
+
+    marker = course_root() / MARKER
+    try:
+        table = tomllib.loads(marker.read_text(encoding="utf-8")).get(section, {})
+    except tomllib.TOMLDecodeError as e:
+        raise CourseError(f"{marker} is not valid TOML ({e})") from None
+    return table.get(key, default) if isinstance(table, dict) else default
 
 
 def solution_file(assignment: str | None = None) -> Path:

@@ -64,6 +64,9 @@ class TestFile:
     path: Path
     cases: tuple[Case, ...]
     all_or_nothing: bool = False
+    # the trusted version of the graded function (``reference = ...`` in the file): the grading
+    # engine lends it to the function's callers when the student's own version fails its cases
+    reference: Callable[..., Any] | None = None
 
     @property
     def points(self) -> float:
@@ -120,7 +123,10 @@ def load(path: Path) -> TestFile:
         )
         for i, (tc, pts) in enumerate(zip(found, points))
     )
-    return TestFile(name, path, cases, bool(namespace.get("all_or_nothing", False)))
+    reference = namespace.get("reference")
+    if reference is not None and not callable(reference):
+        raise ValueError(f"{path}: 'reference' must be a function (the trusted version of {name})")
+    return TestFile(name, path, cases, bool(namespace.get("all_or_nothing", False)), reference)
 
 
 def load_dir(folder: Path) -> list[TestFile]:

@@ -85,8 +85,23 @@ def test_is_a_gradescope_export_graded_with_names_ids_and_emails(tmp_path):
     folder = tmp_path / "out" / "submissions" / "submission_1001"
     assert (folder / "feedback.md").read_text().startswith("# Feedback for Jane Doe (4001, jane@example.edu)")
     students = json.loads((folder / "results.json").read_text())["extra_data"]["students"]
-    assert students == [{"name": "Jane Doe", "email": "jane@example.edu", "id": "4001", "login": ""}]
+    assert students == [{"name": "Jane Doe", "email": "jane@example.edu", "id": "4001", "login": "", "canvas_id": ""}]
     assert result.exit_code == 0
+
+
+def test_does_moodle_get_each_graded_students_total_by_email_and_id_number(tmp_path):
+    export = gradescope_export(tmp_path)
+    (export / "submission_1003").mkdir()
+    (export / "submission_1003" / "pe_attention.ipynb").write_text("this is not json")  # unreadable: no row
+    run(tmp_path / "out", export, canvas_download(tmp_path))
+    rows = list(csv.reader(open(tmp_path / "out" / "moodle_import.csv", encoding="utf-8")))
+    assert rows[0] == ["Email address", "ID number", "engine"]
+    # Canvas user ids are no Moodle ID numbers: a bulk download's students have neither identity
+    assert sorted(rows[1:]) == [
+        ["bo@example.edu", "4003", "4"],
+        ["jane@example.edu", "4001", "5"],
+        ["remi@example.edu", "4002", "4"],
+    ]
 
 
 def test_is_a_canvas_download_graded_into_the_rosters_own_column(tmp_path):
@@ -183,6 +198,7 @@ def test_can_no_name_break_the_batch_or_reach_another_file(tmp_path):
         "item_analysis.csv",
         "item_analysis.svg",
         "misconceptions.csv",
+        "moodle_import.csv",
         "submissions",
     ]
 
@@ -321,6 +337,9 @@ def test_does_a_submission_with_no_roster_student_need_a_human(tmp_path):
     result = run(tmp_path / "out", given, roster=roster)
     assert result.unmatched == ["zed"] and result.exit_code == batch.NEEDS_HUMAN
     assert grades(tmp_path / "out")["ada"]["student"] == "Ada Lovelace"
+    # the roster's ID is the Canvas user id that `attnlab upload canvas` matches on
+    extra = json.loads((tmp_path / "out" / "submissions" / "ada" / "results.json").read_text())["extra_data"]
+    assert [s["canvas_id"] for s in extra["students"]] == ["101"]
     text = " ".join(" ".join(batch.summary(result, [("calls", 5.0)])).split())
     assert "grades go into a new column pe_attention" in text
     assert "1 student(s) with no submission: Bo Bo" in text and "1 submission(s) with no roster student" in text

@@ -1,10 +1,16 @@
 """``attnlab check``: the student's local run of the public tests."""
 
 import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 from attnlab import check, paths
 
 from known_outcomes import FIXTURES
+from without_userns import WHY_NOT_WITHOUT_USERNS, WRAPPER, can_refuse_userns
 
 
 def test_does_a_correct_part_pass_and_a_missing_one_fail(tmp_path, capsys, monkeypatch):
@@ -85,3 +91,50 @@ def test_does_the_zygote_import_pyplot_meanwhile_when_a_submission_plots(tmp_pat
     assert check.main(submission=tmp_path / "plots.py", question="sinusoidal_pe") == 0
     assert check.main(submission=tmp_path / "plain.py", question="sinusoidal_pe") == 0
     assert asked == [("matplotlib.pyplot",), ()]
+
+
+@pytest.mark.skipif(not can_refuse_userns(), reason=WHY_NOT_WITHOUT_USERNS)
+def test_does_check_work_where_user_namespaces_are_refused(tmp_path):
+    """The student's machine may be a stock Ubuntu: check runs there as anywhere else."""
+    sub = shutil.copy(FIXTURES / "twin.py", tmp_path / f"{paths.ASSIGNMENT}.py")
+    attnlab = str(Path(sys.executable).with_name("attnlab"))
+    done = subprocess.run(
+        [sys.executable, str(WRAPPER), attnlab, "check", str(sub), "-q", "sinusoidal_pe"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "sinusoidal_pe" in done.stdout
+
+
+SOFTMAX_OVER_AXIS_0 = """
+import numpy as np
+
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - x.max(axis=0, keepdims=True))  # axis 0, whatever `axis` says
+    return e / e.sum(axis=0, keepdims=True)
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    return weights @ V, weights
+"""
+
+
+def test_does_a_failure_caused_by_a_callee_point_at_the_callee(tmp_path, capsys):
+    """The public tests have no reference to lend: a function that fails only through its callee
+    is told to fix the callee first, and no misconception of its own is guessed."""
+    sub = tmp_path / "mine.py"
+    sub.write_text(SOFTMAX_OVER_AXIS_0)
+    hint = "`scaled_dot_product_attention` uses your `softmax`, which fails its own public test: fix `softmax` first"
+    for question in (None, "scaled_dot_product_attention"):
+        assert check.main(submission=sub, question=question) == 1
+        printed = capsys.readouterr().out
+        rows = [line for line in printed.splitlines() if line.startswith("    scaled_dot_product_attention")]
+        assert rows and all(row.endswith(hint) for row in rows), printed
+        assert "looks like" not in "".join(rows)
+    assert "softmax: 0 / 1" not in printed  # asked for one question: its callee is checked, not shown

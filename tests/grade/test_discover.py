@@ -47,7 +47,7 @@ def test_does_a_canvas_download_give_one_submission_per_user_id(tmp_path):
     result = found(tmp_path, canvas_download(tmp_path))
     subs = by_key(result)
     assert set(subs) == {"doejane_4001", "smithbob_4002", "leeann_4003"}
-    assert subs["doejane_4001"].students[0].id == "4001"
+    assert (subs["doejane_4001"].students[0].id, subs["doejane_4001"].students[0].canvas_id) == ("4001", "4001")
     assert subs["smithbob_4002"].notes == ["late (Canvas)"]
     assert {s.layout for s in subs.values()} == {"canvas"}
     assert any(i.path.endswith("readme.txt") and "not a .py" in i.why for i in result.ignored)

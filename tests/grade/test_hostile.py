@@ -1,9 +1,13 @@
 """Hostile submissions: each is the honest twin plus one attack, graded in one batch; pairs are an
-attack and its honest variant of the same functions, each on top of the twin."""
+attack and its honest variant of the same functions, each on top of the twin. The batch runs as
+this user, as the unprivileged user nobody, and as nobody where user namespaces are refused (as on
+stock Ubuntu 24.04: the sandboxes confine themselves with Landlock)."""
 
+import functools
 import json
 import os
 import shutil
+import sys
 import uuid
 from pathlib import Path
 from types import SimpleNamespace
@@ -11,10 +15,11 @@ from types import SimpleNamespace
 import pytest
 
 from attnlab import paths
-from attnlab.grade import main
+from attnlab.grade import calls, main
 from attnlab.grade.batch import GRADED
 
 from known_outcomes import FIXTURES
+from planted import marks_left, plant, trusted_module_names
 from other_user import (
     NOBODY,
     ROOT,
@@ -26,6 +31,7 @@ from other_user import (
     readable_folder,
     venv_under_tmp,
 )
+from without_userns import WHY_NOT_WITHOUT_USERNS, WRAPPER, can_refuse_userns
 
 HOSTILE = sorted((FIXTURES / "hostile").glob("*.py"))
 PAIRS = sorted({p.name.split(".")[0] for p in (FIXTURES / "pairs").glob("*.py")})
@@ -75,9 +81,23 @@ def _plant_checkouts() -> list[Path]:
     return folders
 
 
+@functools.cache
+def _planted_names() -> list[str]:
+    """Modules the trusted side imports, planted among the submissions: every package and a few of
+    the standard library's (tests/grade/test_import_path.py plants them all)."""
+    return [
+        n
+        for n in trusted_module_names()
+        if n not in sys.stdlib_module_names or n in ("json", "subprocess", "selectors", "signal", "tempfile", "socket")
+    ]
+
+
 def _submissions(folder: Path) -> Path:
     subs = folder / "submissions"
     subs.mkdir()
+    marks = folder / "marks"
+    marks.mkdir()
+    plant(subs, _planted_names(), marks=marks)
     twin = NAMED + (FIXTURES / "twin.py").read_text()
     (subs / "twin.py").write_text(twin)
     for path in HOSTILE:
@@ -90,15 +110,21 @@ def _submissions(folder: Path) -> Path:
     return subs
 
 
-# the grader as an unprivileged user: its results as plain data on the last line of its output
+# the grader as an unprivileged user: its results as plain data on the last line of its output,
+# with the isolation mode a zygote chooses there
 GRADE_AS_NOBODY = """
 import json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from attnlab.grade import main
+from attnlab.grade.session import Zygote
 run = main(submissions=[Path(sys.argv[2])], out=Path(sys.argv[3]), tests_dir=Path(sys.argv[4]),
            support_dir=Path(sys.argv[5]), timeout=2, progress=False)
-print(json.dumps({g.submission: [g.score, g.status, g.problem] for g in run.graded}))
+zygote = Zygote(uid=None, gid=None, memory_mb=1024, cpu_seconds=60)
+mode = zygote.mode
+zygote.close()
+print(json.dumps({"mode": mode,
+                  "graded": {g.submission: [g.score, g.status, g.problem] for g in run.graded}}))
 """
 
 
@@ -109,52 +135,68 @@ def _kit_for_nobody(folder: Path) -> Path:
     shutil.move(str(venv), folder / "kit")
     shutil.copytree(paths.tests_dir(), folder / "tests")
     shutil.copytree(paths.support_dir(), folder / "support")
+    shutil.copy(WRAPPER, folder / "without_userns.py")
+    # the call graph beside the tests, as in the autograder zip: references are lent as nobody too
+    calls.write(folder / calls.FILE, calls.for_course(paths.current_assignment()))
     (folder / "out").mkdir()
     make_readable(folder)
     os.chown(folder / "out", NOBODY, NOBODY)
     return folder / "tests"
 
 
-def _grade_as_nobody(folder: Path) -> dict:
+def _grade_as_nobody(folder: Path, *, without_userns: bool) -> dict:
     kit = folder / "kit"
+    python = str(kit / "venv" / "bin" / "python")
     found = json_from(
-        [str(kit / "venv" / "bin" / "python"), "-c", GRADE_AS_NOBODY]
+        ([python, str(folder / "without_userns.py")] if without_userns else [])
+        + [python, "-I", "-c", GRADE_AS_NOBODY]
         + [str(p) for p in (kit / "src", folder / "submissions", folder / "out", folder / "tests", folder / "support")],
-        cwd=folder,
+        cwd=folder / "submissions",  # as an instructor would: from inside the folder it grades
         timeout=600,
         user=NOBODY,
         home=folder / "out",
     )
-    return {name: SimpleNamespace(score=s, status=st, problem=p) for name, (s, st, p) in found.items()}
+    # the mode each run must get, or it tests another mode than it says
+    assert found["mode"] == ("landlock" if without_userns else "userns"), found["mode"]
+    return {name: SimpleNamespace(score=s, status=st, problem=p) for name, (s, st, p) in found["graded"].items()}
 
 
-@pytest.fixture(scope="module", params=["as_this_user", "as_nobody"])
+@pytest.fixture(scope="module", params=["as_this_user", "as_nobody", "as_nobody_without_userns"])
 def graded(request):
     """(results by submission, the output folder, the test files as they were before grading)."""
-    if request.param == "as_nobody" and not can_run_as_nobody():
+    as_nobody = request.param != "as_this_user"
+    if as_nobody and not can_run_as_nobody():
         pytest.skip(WHY_NOT_AS_NOBODY)
+    if request.param == "as_nobody_without_userns" and not can_refuse_userns():
+        pytest.skip(WHY_NOT_WITHOUT_USERNS)
     folder = readable_folder("attnlab-hostile-")
     _submissions(folder)
-    tests = _kit_for_nobody(folder) if request.param == "as_nobody" else paths.tests_dir()
+    tests = _kit_for_nobody(folder) if as_nobody else paths.tests_dir()
+    os.chmod(folder / "marks", 0o1777)
     snapshot = {p: p.read_bytes() for p in tests.glob("*.py")}
     planted = _plant_checkouts()
+    here = os.getcwd()
     try:
-        if request.param == "as_nobody":
-            results = _grade_as_nobody(folder)
+        if as_nobody:
+            results = _grade_as_nobody(folder, without_userns=request.param == "as_nobody_without_userns")
         else:
+            os.chdir(folder / "submissions")
             graded = main(submissions=[folder / "submissions"], out=folder / "out", timeout=2, progress=False).graded
             results = {g.submission: g for g in graded}
     finally:
-        for plant in planted:
-            shutil.rmtree(plant, ignore_errors=True)
-    yield results, folder / "out", snapshot
+        os.chdir(here)
+        for checkout in planted:
+            shutil.rmtree(checkout, ignore_errors=True)
+    # the planted modules are submissions too, but not attacks on a grade: only their marks count
+    results = {name: g for name, g in results.items() if name not in _planted_names()}
+    yield results, folder / "out", snapshot, marks_left(folder / "marks")
     shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("attack", [p.stem for p in HOSTILE])
 def test_does_no_attack_score_more_than_its_honest_twin(graded, attack):
-    results, out, _ = graded
+    results, out, _, _ = graded
     assert results[attack].score <= results["twin"].score
     if attack in SAME_AS_TWIN:
         assert results[attack].score == results["twin"].score
@@ -162,7 +204,7 @@ def test_does_no_attack_score_more_than_its_honest_twin(graded, attack):
 
 @pytest.mark.slow
 def test_does_the_batch_complete_and_leave_no_process_behind(graded):
-    results, out, snapshot = graded
+    results, out, snapshot, _ = graded
     assert set(results) >= {"twin", *(p.stem for p in HOSTILE)}
     assert all(g.status == GRADED for g in results.values()), {n: g.problem for n, g in results.items()}
     assert _run_processes() == []
@@ -173,7 +215,7 @@ def test_does_the_batch_complete_and_leave_no_process_behind(graded):
 @pytest.mark.slow
 @pytest.mark.parametrize("pair", PAIRS)
 def test_does_no_attack_score_more_than_its_honest_variant(graded, pair):
-    results, _, _ = graded
+    results, _, _, _ = graded
     assert results[f"pair_{pair}_attack"].score <= results[f"pair_{pair}_honest"].score
 
 
@@ -181,7 +223,7 @@ def test_does_no_attack_score_more_than_its_honest_variant(graded, pair):
 def test_are_results_safe_from_fake_writers_even_after_grading(graded):
     import time
 
-    results, out, _ = graded
+    results, out, _, _ = graded
     time.sleep(1.5)  # the fixture's daemon would rewrite files every 0.1 s for 10 s
     for name, g in results.items():
         data = json.loads((out / "submissions" / name / "results.json").read_text())
@@ -190,9 +232,15 @@ def test_are_results_safe_from_fake_writers_even_after_grading(graded):
 
 @pytest.mark.slow
 def test_does_nothing_the_student_sees_hold_hidden_test_source(graded):
-    results, out, _ = graded
+    results, out, _, _ = graded
     hidden_markers = ["oracle.assert_close", "def test_values", "attnlab_oracle", "pe_variants"]
     for name in results:
         for file in ("feedback.md", "results.json", "output.txt"):
             text = (out / "submissions" / name / file).read_text()
             assert not any(m in text for m in hidden_markers), f"{name}/{file} leaks test source"
+
+
+@pytest.mark.slow
+def test_does_the_grader_import_nothing_from_the_folder_it_grades(graded):
+    *_, marks = graded
+    assert marks == []

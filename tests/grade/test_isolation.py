@@ -2,11 +2,14 @@
 that hold for its whole process tree. Each attack runs next to an honest probe of the same kind."""
 
 import ast
+import errno
+import json
 import os
 import platform
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import textwrap
 import threading
@@ -29,6 +32,7 @@ from other_user import (
     readable_folder,
     venv_under_tmp,
 )
+from without_userns import WHY_NOT_WITHOUT_USERNS, WRAPPER, can_refuse_userns
 
 PROBE = Path(__file__).with_name("sandbox_probe.py")
 
@@ -382,8 +386,9 @@ def test_does_nothing_a_submission_started_survive_its_zygote(tmp_path):
 
 def _venv_under_tmp(python: str) -> Path:
     folder = venv_under_tmp(python)
-    shutil.copy(PROBE, folder / "probe.py")
-    os.chmod(folder / "probe.py", 0o644)
+    for source, name in ((PROBE, "probe.py"), (WRAPPER, "without_userns.py")):
+        shutil.copy(source, folder / name)
+        os.chmod(folder / name, 0o644)
     return folder
 
 
@@ -409,19 +414,25 @@ def probe():
 """
 
 
-def _probe(folder: Path, user: int | None = None, code: str = PROBE_CODE) -> dict:
-    """Run ``code`` with the interpreter of ``folder``; a copy of the course's solution, readable
-    by anyone, is planted under /tmp for it to look for."""
+def _probe(folder: Path, user: int | None = None, code: str = PROBE_CODE, without_userns: bool = False) -> dict:
+    """Run ``code`` with the interpreter of ``folder`` (where user namespaces are refused, with
+    ``without_userns``); a copy of the course's solution, readable by anyone, is planted under /tmp
+    for it to look for (at ``PLANT``)."""
     token = uuid.uuid4().hex
     plant = readable_folder("attnlab-plant-")
     (plant / "solutions").mkdir()
     (plant / "solutions" / "pe_attention.py").write_text(f"# BEGIN SOLUTION {token}\n")
     make_readable(plant)
-    (folder / "code.py").write_text(f"TOKEN = {token!r}\n" + code)
+    (folder / "code.py").write_text(
+        f"TOKEN = {token!r}\nPLANT = {str(plant / 'solutions' / 'pe_attention.py')!r}\n" + code
+    )
     os.chmod(folder / "code.py", 0o644)
+    python = str(folder / "venv" / "bin" / "python")
     try:
         return json_from(
-            [str(folder / "venv" / "bin" / "python")] + [str(folder / f) for f in ("probe.py", "src", "code.py")],
+            ([python, str(folder / "without_userns.py")] if without_userns else [])
+            + [python]
+            + [str(folder / f) for f in ("probe.py", "src", "code.py")],
             cwd=folder,
             timeout=120,
             user=user,
@@ -537,3 +548,128 @@ def test_does_a_call_limit_count_the_submission_s_cpu_not_a_busy_neighbour_s(zyg
         for pid in hogs:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
+
+
+LANDLOCK_PROBE = """
+import ctypes, errno, os, signal, socket, time
+import numpy as np
+if SIGNALS_SCOPED:
+    for target in (os.getppid(), -os.getpgid(os.getppid()), -1):
+        try:
+            os.kill(target, signal.SIGKILL)
+        except OSError:
+            pass
+    time.sleep(0.5)  # time for a killed supervisor to take its sandbox with it
+def _error(action):
+    try:
+        action()
+        return 0
+    except OSError as e:
+        return e.errno
+def _write(folder):
+    with open(os.path.join(folder, "handoff"), "w") as f:
+        f.write(TOKEN)
+def probe():
+    _write(".")  # its own scratch folder: what an honest submission may use
+    libc = ctypes.CDLL(None, use_errno=True)
+    ctypes.set_errno(0)
+    shm = libc.shmget(0x41544E4C, 4096, 0o1666)
+    return {
+        "cwd": os.getcwd(),
+        "own": open("handoff").read() == TOKEN,
+        "solve": float(np.linalg.solve(np.eye(2), np.ones(2)).sum()),
+        "plant": _error(lambda: open(PLANT).read()),
+        "list_tmp": _error(lambda: os.listdir("/tmp")),
+        "written": [d for d in ("/tmp", "/dev/shm", "/var/tmp", "/run/lock") if not _error(lambda: _write(d))],
+        "socket": _error(lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)),
+        "udp": _error(lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM)),
+        "shmget": ctypes.get_errno() if shm < 0 else 0,
+    }
+"""
+
+
+@pytest.mark.skipif(not can_refuse_userns(), reason=WHY_NOT_WITHOUT_USERNS)
+@pytest.mark.parametrize(
+    "user",
+    ["this_user", pytest.param("nobody", marks=pytest.mark.skipif(not can_run_as_nobody(), reason=WHY_NOT_AS_NOBODY))],
+)
+def test_does_landlock_confine_a_sandbox_where_user_namespaces_are_refused(user):
+    """Without namespaces: the planted course cannot be read even by its path, nothing is written
+    outside the sandbox's own scratch folder (removed afterwards), no socket or System V IPC, and
+    (Landlock ABI 6) no signal reaches the grader; numpy and its own folder still work."""
+    from attnlab.grade import landlock
+
+    scoped = landlock.abi() >= 6
+    folder = _venv_under_tmp(SYSTEM_PYTHON if user == "nobody" else sys.executable)
+    try:
+        found = _probe(
+            folder,
+            user=NOBODY if user == "nobody" else None,
+            code=f"SIGNALS_SCOPED = {scoped}\n" + LANDLOCK_PROBE,
+            without_userns=True,
+        )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert found["mode"] == "landlock" and found["errors"] == [], found
+    result = found["result"]
+    assert result["own"] and result["solve"] == 2.0
+    assert result["plant"] == result["list_tmp"] == errno.EACCES and result["written"] == []
+    assert result["socket"] == result["udp"] == result["shmget"] == errno.ENOSYS
+    assert not os.path.exists(result["cwd"])
+
+
+SIGNAL_ATTEMPTS = """
+import json, os, signal, sys, threading
+sys.path.insert(0, sys.argv[1])
+from attnlab.grade import jail, syscalls
+os.setsid()  # as a sandbox does: its process group is its own
+jail.no_new_privileges()
+jail.install_syscall_filter(syscalls.compile_filter(shared_host=True, signals_within=os.getpid()))
+parent = os.getppid()
+def attempt(action):
+    try:
+        action()
+        return 0
+    except OSError as e:
+        return e.errno
+print(json.dumps({
+    "parent": attempt(lambda: os.kill(parent, 0)),
+    "parent_group": attempt(lambda: os.killpg(os.getpgid(parent), 0)),
+    "everyone": attempt(lambda: os.kill(-1, 0)),
+    "parent_thread": attempt(lambda: signal.pidfd_send_signal(os.pidfd_open(parent), 0)),
+    "itself": attempt(lambda: os.kill(os.getpid(), 0)),
+    "own_group": attempt(lambda: os.kill(0, 0)),
+    "own_group_by_id": attempt(lambda: os.killpg(os.getpgrp(), 0)),
+    "own_thread": attempt(lambda: signal.pthread_kill(threading.get_ident(), 0)),
+}))
+"""
+
+
+def test_does_the_filter_keep_signals_within_the_sandbox_where_landlock_cannot():
+    """Below Landlock ABI 6 a sandbox runs as the grader's user, and nothing else scopes its
+    signals: the filter lets them reach only itself and its own process group."""
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNAL_ATTEMPTS, str(Path(__file__).resolve().parents[2] / "src")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    outside = ("parent", "parent_group", "everyone", "parent_thread")
+    assert {k: found[k] for k in outside} == dict.fromkeys(outside, errno.ENOSYS)
+    assert {k: v for k, v in found.items() if k not in outside} == dict.fromkeys(set(found) - set(outside), 0)
+
+
+def test_are_the_scratch_folders_of_a_killed_zygote_removed_by_the_next():
+    """Without namespaces a sandbox's scratch folder is on the host's disk: a zygote killed with its
+    worker cannot remove it, so the next zygote does."""
+    z = Zygote(uid=None, gid=None, memory_mb=1024, cpu_seconds=60, isolate=False)
+    try:
+        sb, folder = run(z, "import os\ndef probe():\n    return os.getcwd()\n")
+        assert os.path.isdir(folder)
+    finally:
+        z.proc.kill()
+        z.proc.wait()
+    Zygote(uid=None, gid=None, memory_mb=1024, cpu_seconds=60, isolate=False).close()
+    assert not os.path.exists(os.path.dirname(folder))

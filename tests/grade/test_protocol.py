@@ -103,7 +103,7 @@ class Counted:
         return np.stack(self.inputs), np.stack([2.0 * x + 1.0 for x in self.inputs])
 
 
-def test_does_a_lent_function_answer_its_declared_inputs_on_the_student_side_and_others_by_call(zygote):
+def test_does_a_lent_function_answer_its_declared_inputs_from_a_table_and_others_by_call(zygote):
     sb = start(
         zygote,
         """
@@ -123,6 +123,39 @@ def use(f, X):
     assert np.array_equal(other, 2.0 * (X + 0.5) + 1.0)
     assert single.dtype == np.float32 and np.allclose(single, 2.0 * X + 1.0)
     assert f.calls == 2  # X + 0.5 and the float32 copy: not among the declared inputs
+
+
+class Public(Counted):
+    """Its declared inputs follow from the arguments of the call it is lent to."""
+
+    public_answers = True
+
+
+@pytest.mark.parametrize("declared", [Counted, Public], ids=["not public", "public"])
+def test_does_a_lent_functions_table_reach_the_student_only_when_it_is_public(zygote, declared):
+    """A table of known answers travels with the lent function only when its lender declares its
+    inputs public (they follow from the call's arguments); otherwise the worker keeps it, and the
+    answer for a declared input the student never asked for (15.5 = 2 * 7.25 + 1) is nowhere on the
+    student's side: not in the function's closure or attributes, not in any dict of its memory."""
+    sb = start(
+        zygote,
+        """
+import gc
+import numpy as np
+def look(f, X):
+    found = [repr(c.cell_contents) for c in (f.__closure__ or ())]
+    found += [repr(v) for v in vars(f).values()] if hasattr(f, "__dict__") else []
+    found += [repr(o) for o in gc.get_objects() if isinstance(o, dict) for v in list(o.values())
+              if isinstance(v, np.ndarray) and v.size and np.any(v == 15.5)]
+    return f(X), " ".join(found)
+""",
+    )
+    X = np.arange(6.0).reshape(3, 2)
+    f = declared([X, np.full((3, 2), 7.25)])
+    (value, clues), _ = sb.call("look", None, (f, X), {}, 10)
+    sb.kill()
+    assert np.array_equal(value, 2.0 * X + 1.0) and f.calls == 0  # answered from the table, either side
+    assert ("15.5" in clues) == (declared is Public)
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from otter.test_files import test_case
 import attnlab_oracle as oracle
 
 name = "scaled_dot_product_attention"
+reference = oracle.attention  # lent to the callers of scaled_dot_product_attention when the student's own fails
 
 
 def _pair(result, what):

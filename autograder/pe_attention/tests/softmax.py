@@ -6,6 +6,7 @@ from otter.test_files import test_case
 import attnlab_oracle as oracle
 
 name = "softmax"
+reference = oracle.softmax  # lent to the callers of softmax when the student's own fails
 
 
 @test_case(points=1, hidden=False)
@@ -58,6 +59,11 @@ def test_row_maximum(softmax):
     expected, variants = oracle.softmax(x), oracle.softmax_overflow_variants(x)
     oracle.assert_close(oracle.call(softmax, x), expected, "softmax of rows whose maxima are 9000, 3 and -4999",
                         variants)
+    # the promise is inputs of size 1e4 anywhere, so also rows that span the whole range: only the
+    # row's own maximum keeps every exp in range (not its mean, minimum or first entry)
+    x = np.array([[1e4, -1e4, 0.0, 5e3], [-1e4, 0.0, 1e4, -5e3], [0.0, -1e4, 3.0, 1e4]])
+    expected, variants = oracle.softmax(x), oracle.softmax_overflow_variants(x)
+    oracle.assert_close(oracle.call(softmax, x), expected, "softmax of rows spanning -1e4 to 1e4", variants)
 
 
 @test_case(points=1, hidden=True)

@@ -12,7 +12,7 @@
    submission it held is retried once in a fresh worker; a second failure makes it a problem with
    status "not graded" and no total, never a grade. No other submission is affected.
 5. ``grades.csv`` (a row appended as each submission finishes, sorted once at the end),
-   ``found.csv``, the item analysis, the Canvas import, and a closing summary.
+   ``found.csv``, the Moodle import, the item analysis, the Canvas import, and a closing summary.
 
 Linear at any class size: the batch's work per finished submission does not grow with the class
 (an appended row, a progress tick; the worker writes the results and replies with the scores), and
@@ -49,19 +49,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from .. import __version__, atomic, paths
-from . import analysis, canvas, report
+from .. import __version__, atomic, importpath, paths
+from . import analysis, calls, canvas, moodle, report
 from .discover import Found, Student, Submission, discover, unreadable
 from .report import GRADED, NOT_GRADED, UNREADABLE
 from .runner import CaseResult, Limits, QuestionResult, Report, load_tests
 
-WORKER = [sys.executable, "-m", "attnlab.grade.worker"]
+# isolated mode, from the file-system root: nothing a student names is on a worker's import path
+WORKER = importpath.python_command("attnlab.grade.worker", "main")
 NEEDS_HUMAN = 3
-# said once per run where the kernel offers no namespaces for the sandbox (macOS, a locked-down container)
+# said once per run, after the mode statement, where the sandbox has neither namespaces nor Landlock (macOS)
 WEAK_ISOLATION = (
-    "Warning: this machine gives the sandbox no namespaces, so each submission runs with only "
-    "process limits and (as root) a user id of its own: it can read what that user can. "
-    "Grade for real as root on Linux, or on Gradescope."
+    "Warning: this machine gives the sandbox neither namespaces nor Landlock, so each submission runs "
+    "with only process limits and (as root) a user id of its own: it can read what that user can. "
+    "Grade for real on Linux (5.13 or newer, or as root), or on Gradescope."
 )
 MAX_FAILED_STARTS = 3  # workers in a row that die before they are ready: the machine is the problem
 
@@ -160,6 +161,7 @@ def main(
         limits=limits.__dict__,
         isolate=True,
         parent=os.getpid(),
+        dependencies=calls.for_tests(tests_dir),
     )
     jobs = jobs or os.cpu_count() or 1
     with _interruptible():
@@ -229,7 +231,7 @@ def _grade(
 ) -> Run:
     tests = load_tests(tests_dir, support_dir)
     questions = [(tf.name, tf.points) for tf in tests]
-    fingerprint = _tests_fingerprint(tests_dir, support_dir, limits)
+    fingerprint = _tests_fingerprint(tests_dir, support_dir, limits, config["dependencies"])
     store = out / "submissions"
 
     with tempfile.TemporaryDirectory(prefix="attnlab-unpack-") as scratch:
@@ -273,6 +275,8 @@ def _grade(
 
     written = [out / "grades.csv", out / "found.csv"]
     report.write_atomic(out / "found.csv", found_csv(found, graded, folders))
+    # (the assignment is the folder holding the tests: autograder/<assignment>/tests)
+    written.append(moodle.write(out, list(graded.values()), tests_dir.parent.name))
     # one results.json in memory at a time, whatever the class size
     results = (report.read(g.results) for g in graded.values() if g.status == GRADED and g.results)
     items, variants = analysis.write(out, (r for r in results if r is not None))
@@ -301,7 +305,13 @@ def _fill_identities(subs: list[Submission], roster: canvas.Roster, matching: ca
         rows = matching.rows.get(sub.key)
         if rows and len(rows) == len(sub.students):  # (a group with an unmatched student keeps its own)
             sub.students = tuple(
-                Student(name=s.name or r.name, email=s.email or r.email, id=s.id or r.id, login=s.login)
+                Student(
+                    name=s.name or r.name,
+                    email=s.email or r.email,
+                    id=s.id or r.id,
+                    login=s.login,
+                    canvas_id=s.canvas_id or r.canvas_id,
+                )
                 for s, r in zip(sub.students, (canvas.student(roster, row) for row in rows), strict=True)
             )
 
@@ -375,9 +385,10 @@ def _unreadable(
     return g
 
 
-def _tests_fingerprint(tests_dir: Path, support_dir: Path | None, limits: Limits) -> str:
-    """Changes when anything that decides a grade changes: tests, oracle, limits, engine version."""
-    h = hashlib.sha256(json.dumps([__version__, limits.__dict__]).encode())
+def _tests_fingerprint(tests_dir: Path, support_dir: Path | None, limits: Limits, dependencies: dict) -> str:
+    """Changes when anything that decides a grade changes: tests, oracle, limits, the call graph and
+    its isolation setting, engine version."""
+    h = hashlib.sha256(json.dumps([__version__, limits.__dict__, dependencies], sort_keys=True).encode())
     for root in filter(None, (tests_dir, support_dir)):
         for p in sorted(root.rglob("*")):
             if p.is_file() and "__pycache__" not in p.parts:
@@ -510,13 +521,11 @@ def summary(run: Run, questions: list[tuple[str, float]]) -> list[str]:
 
 class _Worker:
     def __init__(self, config: dict):
-        root = str(Path(__file__).resolve().parents[2])
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
         self.proc = subprocess.Popen(
             [*WORKER, json.dumps(config)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            env=env,
+            cwd="/",
             text=True,
             bufsize=1,
             start_new_session=True,
@@ -534,7 +543,7 @@ class _Worker:
         self.job, self.since = job, time.monotonic()
         self.served += 1
         assert self.proc.stdin is not None
-        line = {"path": str(job.path), "name": job.folder, "fields": job.fields, "who": job.who}
+        line = {"path": str(Path(job.path).resolve()), "name": job.folder, "fields": job.fields, "who": job.who}
         self.proc.stdin.write(json.dumps(line) + "\n")
         self.proc.stdin.flush()
 
@@ -675,9 +684,11 @@ def _schedule(
                     continue
                 if isinstance(msg, dict) and "ready" in msg and not w.ready:
                     w.ready = True
-                    if msg["ready"] == "none" and progress and not warned:
+                    if progress and not warned:  # the first worker says how its sandboxes are isolated
                         warned.append(True)
-                        print(WEAK_ISOLATION, file=sys.stderr)
+                        print(f"Isolation: {msg.get('isolation', msg['ready'])}", file=sys.stderr)
+                        if msg["ready"] == "none":
+                            print(WEAK_ISOLATION, file=sys.stderr)
                     continue
                 job = w.job
                 if job is None or not isinstance(msg, dict) or msg.get("name") != job.folder:

@@ -211,5 +211,9 @@ def student(roster: Roster, row: int) -> Student:
     r = roster.students[row]
     login = r.get("SIS Login ID", "")
     return Student(
-        name=r["Student"], email=r.get("Email", "") or (login if "@" in login else ""), id=r["ID"], login=login
+        name=r["Student"],
+        email=r.get("Email", "") or (login if "@" in login else ""),
+        id=r["ID"],
+        login=login,
+        canvas_id=r["ID"],  # a Canvas gradebook export's ID is the Canvas user id
     )

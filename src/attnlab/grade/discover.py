@@ -22,6 +22,7 @@ size and depth; members with absolute or ``..`` paths and symbolic links are nev
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -51,6 +52,9 @@ class Student:
     email: str = ""
     id: str = ""  # the LMS's id: a Canvas user id, a Gradescope SID
     login: str = ""  # a file or folder name that may be the student's login
+    # the Canvas user id, when the source says it (a Canvas bulk download, a Canvas roster's ID):
+    # ``attnlab upload canvas`` matches on it, since ``id`` may also be a Gradescope SID
+    canvas_id: str = ""
 
     def label(self) -> str:
         extra = ", ".join(x for x in (self.id, self.email) if x)
@@ -157,7 +161,7 @@ class _Finder:
 
     def add(self, sub: Submission) -> None:
         sub.key, sub.origin = _printable(sub.key), _printable(sub.origin)
-        sub.students = tuple(Student(s.name, s.email, s.id, _printable(s.login)) for s in sub.students)
+        sub.students = tuple(dataclasses.replace(s, login=_printable(s.login)) for s in sub.students)
         self.submissions.append(sub)
 
     def ignore(self, shown: str, why: str) -> None:
@@ -209,7 +213,7 @@ class _Finder:
             assert first is not None
             key = f"{first['name']}_{uid}"
             where = f"{shown}/{files[0].name}" if len(files) == 1 else f"{shown}/{first['name']}_*{uid}_*"
-            sub = self.bundle(key, files, where, "canvas", (Student(id=uid, login=first["name"]),))
+            sub = self.bundle(key, files, where, "canvas", (Student(id=uid, login=first["name"], canvas_id=uid),))
             if any(matches[f]["late"] for f in files):  # type: ignore[index]
                 sub.notes.append("late (Canvas)")
 

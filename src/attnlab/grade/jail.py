@@ -465,6 +465,20 @@ def _procs() -> list[tuple[int, int, int, str]]:
     return out
 
 
+def tasks_of(uid: int) -> int:
+    """How many tasks (threads included, as RLIMIT_NPROC counts them) run as real user ``uid``."""
+    count = 0
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{name}/status") as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+            if int(fields["Uid"].split()[0]) == uid:
+                count += int(fields["Threads"])
+        except (OSError, KeyError, ValueError, IndexError):
+            continue
+    return count
+
+
 def descendants(root: int) -> list[int]:
     procs = _procs()
     children: dict[int, list[int]] = {}

@@ -127,7 +127,7 @@ def results_json(report: Report) -> dict[str, Any]:
                     "max_score": c.points,
                     "status": "passed" if c.passed else "failed",
                     "visibility": "hidden" if c.hidden else "visible",
-                    "output": "passed" if c.passed else c.message,
+                    "output": "\n".join(filter(None, ["passed" if c.passed else c.message, c.note])),
                     "extra_data": {"question": q.name, "misconception": c.misconception},
                 }
             )
@@ -181,12 +181,15 @@ def feedback_md(report: Report, who: str | None = None) -> str:
         out += ["", "## What failed", ""]
         for _, c in failed:
             kind = "hidden test" if c.hidden else "public test"
-            body = c.message.replace("\n", "\n  ")
+            body = "\n".join(filter(None, [c.message, c.note])).replace("\n", "\n  ")
             out.append(f"- **{c.name}** ({kind}, {_pts(c.points)} pt): {body}")
     else:
         out += ["", "Every test passed."]
-    if report.notes:
-        out += ["", "## Notes", ""] + [f"- {n}" for n in report.notes]
+    # a question graded with a reference in place of a failing callee says so even when it passed
+    lent = {q.name: c.note for q in report.questions for c in q.cases if c.note}
+    notes = [f"`{name}`: {note}" for name, note in lent.items()] + report.notes
+    if notes:
+        out += ["", "## Notes", ""] + [f"- {n}" for n in notes]
     return "\n".join(out) + "\n"
 
 

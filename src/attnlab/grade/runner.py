@@ -9,7 +9,20 @@ check counts, as in otter's grading mode; questions never checked are checked af
 
 Order: the submission runs to its end (a check inside it runs public cases only), then every public
 case, then every hidden case. So nothing a submission could learn from a hidden input (it sees its
-arguments) can reach a public row, an execution error or a check made while it runs.
+arguments) can reach a public row, an execution error or a check made while it runs. Questions go
+in call-graph order (``calls``: callees first), so that each function's own cases have all run
+before any case of a function that calls it.
+
+Dependency isolation: a case of a function whose callee (direct or further down) has failed any of
+its own cases runs with the *reference* callee lent in its place for each call (``Lent``; the
+sandbox swaps the submission's global for a handle and back, and the handle is refused once the call
+returns), so that a function's points depend on its own code only. A callee is lent only once all
+of its own cases have run and one failed: whatever the submission learns from calling the reference
+cannot raise the callee's own score. Cases that lend run after the hidden cases that do not, and a
+case that would lend less than its sandbox has already seen gets a fresh sandbox, so remembered
+answers never reach a case that is not lent the same. Public cases run before any hidden case and
+therefore lend nothing at first; a public case that failed while a callee was failing runs again,
+lent, just before its function's hidden cases, in a fresh sandbox that has seen no hidden case.
 """
 
 from __future__ import annotations
@@ -21,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import testfiles
+from . import calls as call_graph
 from . import source
 from .messages import failure_message, misconception
 from .session import Output, Sandbox, StudentError, StudentFunction, StudentTimeout, Zygote
@@ -50,6 +64,7 @@ class CaseResult:
     passed: bool
     message: str = ""
     misconception: str | None = None
+    note: str = ""  # graded with a lent reference: which, and why
 
 
 @dataclass
@@ -100,11 +115,37 @@ def load_tests(tests_dir: Path, support_dir: Path | None) -> list[testfiles.Test
 class Grader:
     """Grades submissions one after another with sandboxes forked from one zygote."""
 
-    def __init__(self, zygote: Zygote, tests_dir: Path, support_dir: Path | None, limits: Limits):
+    def __init__(
+        self,
+        zygote: Zygote,
+        tests_dir: Path,
+        support_dir: Path | None,
+        limits: Limits,
+        *,
+        calls: dict[str, list[str]] | None = None,
+        isolate: bool = True,
+    ):
         self.zygote, self.tests_dir, self.support_dir, self.limits = zygote, tests_dir, support_dir, limits
         # loaded once per worker: the test files only ever meet plain data from the sandboxes, so
         # one submission cannot leave anything in them for the next
-        self.tests = load_tests(tests_dir, support_dir)
+        tests = load_tests(tests_dir, support_dir)
+        self.calls = calls or {}
+        by_name = {tf.name: tf for tf in tests}
+        self.tests = [by_name[name] for name in call_graph.order(by_name, self.calls)]
+        # which references each question's cases may be lent: those of the graded functions it
+        # calls, directly or further down, that have one
+        self.callees = {
+            tf.name: sorted(c for c in call_graph.reach(tf.name, self.calls) if c in by_name and by_name[c].reference)
+            if isolate
+            else []
+            for tf in tests
+        }
+        self.references = {tf.name: tf.reference for tf in tests if tf.reference is not None}
+        # every graded function each question's function calls, in grading order (deepest first)
+        self.uses = {
+            tf.name: [n for n in call_graph.order(by_name, self.calls) if n in call_graph.reach(tf.name, self.calls)]
+            for tf in tests
+        }
 
     def grade(self, path: Path) -> Report:
         return _Run(self, Path(path)).run()
@@ -131,6 +172,9 @@ class _Run:
         self.env: dict[str, Any] = {}
         self.names: Any = None
         self.stopped = ""  # why no sandbox can be had any more
+        self.lending: dict[str, Lent] = {}  # what the case running now lends
+        self.seen_lent: set[str] = set()  # what the current sandbox has been lent
+        self.seen_hidden = False  # whether the current sandbox has run a hidden case
 
     # ---- the whole run
     def run(self) -> Report:
@@ -149,12 +193,24 @@ class _Run:
                     self.results[tf.name] = [
                         self.run_case(tf, c, self.checked.get(tf.name)) for c in tf.cases if not c.hidden
                     ]
+            lending = []
             for tf in self.tests:
-                self.results[tf.name] += [self.run_case(tf, c, self.checked.get(tf.name)) for c in tf.cases if c.hidden]
+                if self.failed_callees(tf):
+                    lending.append(tf)  # after every case that lends nothing
+                else:
+                    self.results[tf.name] += self.run_cases(tf, hidden=True)
+            for tf in lending:
+                self.rerun_public(tf)
+                self.results[tf.name] += self.run_cases(tf, hidden=True)
+            self.blame_callees()
         finally:
             if self.sandbox is not None:
                 self.sandbox.kill()
-        questions = [QuestionResult(tf.name, tf.points, tf.all_or_nothing, self.in_file_order(tf)) for tf in self.tests]
+        # reported in the test files' order (otter's), whatever order they were graded in
+        questions = [
+            QuestionResult(tf.name, tf.points, tf.all_or_nothing, self.in_file_order(tf))
+            for tf in sorted(self.tests, key=lambda tf: tf.path)
+        ]
         if self.restarts:
             self.notes.append(f"the submission's process was restarted {self.restarts} time(s)")
         return Report(
@@ -166,6 +222,47 @@ class _Run:
             self.notes,
             time.monotonic() - self.start,
         )
+
+    def failed_callees(self, tf: testfiles.TestFile) -> list[str]:
+        """The callees of ``tf``'s function whose own cases have all run and one failed."""
+        return [c for c in self.g.callees[tf.name] if any(not r.passed for r in self.results.get(c, []))]
+
+    def run_cases(self, tf: testfiles.TestFile, *, hidden: bool, only: set[str] | None = None) -> list[CaseResult]:
+        """``tf``'s hidden (or public) cases (those named in ``only``), each lent the references of
+        its failed callees."""
+        lent = tuple(self.failed_callees(tf))
+        snapshot = self.checked.get(tf.name)
+        cases = [c for c in tf.cases if c.hidden == hidden and (only is None or c.name in only)]
+        return [self.run_case(tf, c, snapshot, lent=lent) for c in cases]
+
+    def rerun_public(self, tf: testfiles.TestFile) -> None:
+        """``tf``'s public cases that failed before anything was lent, again with the references of
+        its failed callees, in a sandbox that has never run a hidden case (public rows are shown
+        before grades are published)."""
+        redo = {r.name for r in self.results[tf.name] if not r.hidden and not r.passed}
+        if not redo:
+            return
+        if self.seen_hidden and self.sandbox is not None:
+            self.sandbox.kill()
+        again = {r.name: r for r in self.run_cases(tf, hidden=False, only=redo)}
+        self.results[tf.name] = [again.get(r.name, r) for r in self.results[tf.name]]
+
+    def blame_callees(self) -> None:
+        """A row that failed with the student's own callee in it (nothing lent: ``attnlab check``,
+        a callee without a reference, isolation turned off) while that callee fails its own tests
+        points at the callee instead of guessing a cause of its own."""
+        for tf in self.tests:
+            failing = [c for c in self.g.uses[tf.name] if any(not r.passed for r in self.results.get(c, []))]
+            if not failing:
+                continue
+            callee = failing[0]  # the deepest: fixing it may fix the others
+            public = any(not r.passed and not r.hidden for r in self.results[callee])
+            which = "its own public test" if public else "its own tests"
+            for r in self.results[tf.name]:
+                # a function that is missing says so, whatever its callees do
+                if not r.passed and not r.note and not r.message.startswith("the submission does not define"):
+                    r.message = f"`{tf.name}` uses your `{callee}`, which fails {which}: fix `{callee}` first"
+                    r.misconception = None
 
     def in_file_order(self, tf: testfiles.TestFile) -> list[CaseResult]:
         order = {c.name: i for i, c in enumerate(tf.cases)}
@@ -198,6 +295,7 @@ class _Run:
             return False
         if first:
             self.first = sb
+        self.seen_lent, self.seen_hidden = set(), False
         try:
             if self.path.stat().st_size < 16 * 1024 * 1024:
                 sb.request(
@@ -273,11 +371,13 @@ class _Run:
     def timed_out(self, name: str) -> None:
         self.strikes[name] = self.strikes.get(name, 0) + 1
 
-    def before_call(self, name: str) -> None:
+    def before_call(self, name: str) -> dict[str, Lent]:
+        """Whether the student's ``name`` may be called now; what the call is to be lent."""
         if self.strikes.get(name, 0) >= self.limits.strikes:
             raise StudentTimeout(f"{name}(...) timed out in earlier tests, so it was not called again")
         if time.monotonic() > self.deadline:
             raise StudentTimeout(f"the submission used up its {self.limits.wall:g} s")
+        return self.lending
 
     # ---- checking
     def checkpoint(self, question: str) -> None:
@@ -299,9 +399,17 @@ class _Run:
             self.results[tf.name] = [self.run_case(tf, c, number, env) for c in tf.cases if not c.hidden]
 
     def run_case(
-        self, tf: testfiles.TestFile, case: testfiles.Case, snapshot: int | None, env: dict[str, Any] | None = None
+        self,
+        tf: testfiles.TestFile,
+        case: testfiles.Case,
+        snapshot: int | None,
+        env: dict[str, Any] | None = None,
+        lent: tuple[str, ...] = (),
     ) -> CaseResult:
         result = CaseResult(tf.name, case.name, case.points, case.hidden, False)
+        if env is None and self.sandbox is not None and not self.seen_lent <= set(lent):
+            # answers remembered from a reference must not reach a case that is not lent it
+            self.sandbox.kill()
         sb = self.sandbox
         if env is None:
             if sb is None or not sb.alive:
@@ -314,6 +422,9 @@ class _Run:
             # a check's snapshot lives in the sandbox that ran the submission's checks
             env = self.make_env(sb, self.names, snapshot) if snapshot is not None and sb is self.first else self.env
         missing = [p for p in case.params if p != "env" and p not in env]
+        self.seen_lent |= set(lent)
+        self.seen_hidden |= case.hidden
+        self.lending = {name: Lent(self.g.references[name], self.limits.call) for name in lent}
         try:
             testfiles.call_case(case, env)
             result.passed = True
@@ -322,8 +433,44 @@ class _Run:
             if isinstance(e, AssertionError) and not getattr(e, "from_student", False):
                 # only a test's own words name a misconception, never the student's text
                 result.misconception = misconception(result.message)
+        finally:
+            self.lending = {}
+        if lent:
+            result.note = lent_note(lent)
         if sb is not None and not sb.alive and sb.death and result.passed:
             result.passed, result.message = False, sb.death
         if not result.passed and case.failure_message:
             result.message = f"{result.message}\n{case.failure_message}".strip()
         return result
+
+
+def lent_note(lent: tuple[str, ...]) -> str:
+    """The line a row graded with lent references carries."""
+    names = ", ".join(f"`{n}`" for n in lent)
+    yours = "yours fails its own tests" if len(lent) == 1 else "yours fail their own tests"
+    return f"graded with the reference {names}, because {yours}"
+
+
+class Lent:
+    """A reference function lent for one case. It runs here, in the worker, on what the student's
+    code passes it, so it refuses inputs that would keep the worker busy: more than ``MAX_ITEMS``
+    numbers in one call, or more than ``seconds`` of calls in all."""
+
+    MAX_ITEMS = 100_000
+
+    def __init__(self, fn: Any, seconds: float):
+        self.fn, self.left = fn, seconds
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        import numpy as np
+
+        size = sum(np.size(a) for a in (*args, *kwargs.values()) if isinstance(a, (np.ndarray, list, tuple)))
+        if size > self.MAX_ITEMS:
+            raise ValueError(f"the reference lent for this test takes at most {self.MAX_ITEMS} numbers per call")
+        if self.left <= 0:
+            raise RuntimeError("the reference lent for this test has used up its time")
+        start = time.monotonic()
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            self.left -= time.monotonic() - start

@@ -7,9 +7,12 @@ numpy and the assignment's preloads once and then, per submission, forks a proce
 mount, PID, IPC, UTS and network namespaces (with a cgroup of its own where the machine has them),
 pivots into an allow-list root (``jail.build_root``, ``allowlist.view``), drops every privilege and
 installs the system-call allow-list (``syscalls.py``). That process is the first of its PID
-namespace: when it dies, everything it started dies with it. The zygote never loads a test file.
-This file imports nothing from attnlab: its siblings ``wire.py``, ``jail.py``, ``allowlist.py``
-and ``syscalls.py`` are loaded by path.
+namespace: when it dies, everything it started dies with it. Where namespaces are refused, the
+sandbox confines itself with Landlock instead (``landlock.py``: the same allow-list, and a scratch
+folder of its own) and the stricter system-call allow-list for a shared host; the zygote, a
+subreaper, ends what it started. The zygote never loads a test file. This file imports nothing
+from attnlab: its siblings ``wire.py``, ``jail.py``, ``allowlist.py``, ``landlock.py`` and
+``syscalls.py`` are loaded by path.
 """
 
 from __future__ import annotations
@@ -43,6 +46,18 @@ wire = _load("wire")
 jail = _load("jail")
 allowlist = _load("allowlist")
 syscalls = _load("syscalls")
+landlock = _load("landlock")
+
+NAMESPACES = ("root", "userns")  # the modes with namespaces; "landlock" and "none" share the host
+ROOT_WORK = "/tmp/work"  # a namespace sandbox's scratch folder, in the private /tmp of its own root
+SCRATCH_PREFIX = "attnlab-sandboxes-"  # + the zygote's pid: the folder of its sandboxes' scratch folders
+# what a Landlock sandbox may open in /dev (rights as Landlock names them)
+DEVICES = {
+    "/dev/null": landlock.READ_FILE | landlock.WRITE_FILE | landlock.TRUNCATE,
+    "/dev/zero": landlock.READ_FILE,
+    "/dev/random": landlock.READ_FILE,
+    "/dev/urandom": landlock.READ_FILE,
+}
 
 # Standard exception types that keep their type across the channel; others travel as their nearest
 # standard base class (numpy's LinAlgError arrives as a ValueError-like StudentError, etc.).
@@ -217,8 +232,10 @@ class Runtime:
     # values crossing the channel
     def callback(self, hid: int, answers: tuple | None = None):
         """A function the trusted side lent for the current call: calling it is all one can do
-        with it. It carries a number, never the lender's code, name, arguments or globals; and, for
-        a pure function, its outputs on the inputs the lender expects, to answer those calls here."""
+        with it. It carries a number, never the lender's code, name, arguments or globals; once the
+        call that lent it returns, the trusted side refuses the number. ``answers``: a pure
+        function's outputs on inputs that follow from the call's own arguments (``protocol.py``),
+        to answer those calls here."""
         endpoint = self.endpoint
         known = {(x.dtype.str, x.shape, x.tobytes()): y for x, y in zip(*answers)} if answers else {}
 
@@ -349,15 +366,29 @@ class Runtime:
 
     def do_call(self, body):
         """Call a student function on the arguments as sent (this side's own copies); reply with
-        the result and which array arguments the function changed in place."""
-        name, snapshot, args, kwargs = body
+        the result and which array arguments the function changed in place. ``lent`` maps global
+        names to functions the trusted side lends for this call only (the reference version of a
+        callee that failed its own tests): the submission's globals hold them while the call runs
+        and get their own values back when it returns."""
+        name, snapshot, args, kwargs, lent = body
         ns = self.snapshots[snapshot] if isinstance(snapshot, int) and 0 <= snapshot < len(self.snapshots) else self.ns
         fn = ns.get(name)
         if not callable(fn):
             raise NameError(f"name '{name}' is not defined")
-        args, kwargs = self.resolve(args), self.resolve(kwargs)
+        args, kwargs, lent = self.resolve(args), self.resolve(kwargs), self.resolve(lent)
         before = {key: value.copy() for key, value in _arrays(args, kwargs)}
-        result = fn(*args, **kwargs)
+        missing = object()
+        # a snapshot's functions read the live namespace too (their __globals__), so it is the one to swap
+        saved = {key: self.ns.get(key, missing) for key in lent}
+        self.ns.update(lent)
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            for key, value in saved.items():
+                if value is missing:
+                    self.ns.pop(key, None)
+                else:
+                    self.ns[key] = value
         changed = [key for key, value in _arrays(args, kwargs) if key in before and not _same(before[key], value)]
         return (result, changed)
 
@@ -383,7 +414,7 @@ def _own_user(config: dict) -> bool:
     return os.geteuid() == 0 and config.get("uid") is not None
 
 
-def _outer(chan_fd: int, out_fd: int, report_fd: int, config: dict, mode: str, cgroup) -> None:
+def _outer(chan_fd: int, out_fd: int, report_fd: int, config: dict, mode: str, cgroup, work: str) -> None:
     """The forked child that stays in the zygote's PID namespace: it enters the new namespaces,
     forks the sandbox (the first process of the new PID namespace), reports its pid and waits."""
     try:
@@ -391,7 +422,7 @@ def _outer(chan_fd: int, out_fd: int, report_fd: int, config: dict, mode: str, c
         jail.die_with_parent()
         if cgroup is not None:
             cgroup.add(os.getpid())
-        if mode != "none":
+        if mode in NAMESPACES:
             uid, gid = os.getuid(), os.getgid()
             jail.unshare(
                 jail.CLONE_NEWNS
@@ -408,7 +439,7 @@ def _outer(chan_fd: int, out_fd: int, report_fd: int, config: dict, mode: str, c
         if pid == 0:
             os.close(alive_w)
             os.close(report_fd)
-            run_sandbox(chan_fd, out_fd, alive_r, config, mode)
+            run_sandbox(chan_fd, out_fd, alive_r, config, mode, work)
         os.close(alive_r)
         os.write(report_fd, str(pid).encode())
         os.close(report_fd)
@@ -426,22 +457,20 @@ def _outer(chan_fd: int, out_fd: int, report_fd: int, config: dict, mode: str, c
         os._exit(70)
 
 
-def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: str) -> None:
-    """In the sandbox process: build its root, drop privileges, then serve the trusted side."""
+def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: str, work: str) -> None:
+    """In the sandbox process: build its root (or, without namespaces, confine itself to the
+    allow-list and ``work``, its scratch folder), drop privileges, then serve the trusted side."""
     try:
         # a session of its own: a signal to its process group (kill(0, ...), killpg) reaches only
         # its own PID namespace, never the outer process, which in a user namespace has its user id
         os.setsid()
-        if mode != "none":
+        own_user = _own_user(config)
+        if mode in NAMESPACES:
             jail.build_root(jail.View(config["binds"], config["masks"], config["scratch_mb"]))
             jail.sethostname("sandbox")
-            work = "/tmp/work"
-        else:
-            work = _workdir(config["zygote"], os.getpid())
-        own_user = _own_user(config)
-        os.makedirs(work, mode=0o700)
-        if own_user:
-            os.chown(work, config["uid"], config["gid"])
+            os.makedirs(work, mode=0o700)
+            if own_user:
+                os.chown(work, config["uid"], config["gid"])
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
         devnull = os.open(os.devnull, os.O_RDONLY)
@@ -450,13 +479,15 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
         os.closerange(3, keep[0])
         os.closerange(keep[0] + 1, keep[1])
         os.closerange(keep[1] + 1, 65536)
-        # a process count only where it counts this sandbox's processes alone: its own user id,
-        # or its own user namespace (a user's count in a namespace starts at zero)
-        jail.set_limits(
-            memory_mb=config["memory_mb"],
-            cpu_seconds=config["cpu_seconds"],
-            nproc=config["nproc"] if own_user or mode == "userns" else None,
-        )
+        # made with the zygote's rights: a rule may name a path the sandbox's own user id cannot reach
+        rules = landlock.ruleset(read=config["binds"], write=[work], devices=DEVICES) if mode == "landlock" else None
+        # a process count of its own where it counts this sandbox's processes alone: its own user
+        # id, or its own user namespace (a user's count in a namespace starts at zero); under
+        # Landlock, its user's processes as they are now plus its share (a fork bomb stops there)
+        nproc = config["nproc"] if own_user or mode == "userns" else None
+        if nproc is None and mode == "landlock":
+            nproc = jail.tasks_of(os.getuid()) + config["nproc"]
+        jail.set_limits(memory_mb=config["memory_mb"], cpu_seconds=config["cpu_seconds"], nproc=nproc)
         if own_user:
             # also where namespaces were refused (a container without CAP_SYS_ADMIN): the
             # submission never runs as root
@@ -467,9 +498,15 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
         jail.die_with_parent()  # after the change of user, which clears it
         if select.select([alive_fd], [], [], 0)[0]:
             os._exit(0)  # the parent died before we asked to die with it
-        if config["syscall_filter"] is not None:
+        syscall_filter = config["syscall_filter"]
+        if rules is not None:
+            if syscall_filter is not None and not own_user and landlock.abi() < 6:
+                # Landlock cannot scope signals here, and the grader runs as the same user
+                syscall_filter = syscalls.compile_filter(shared_host=True, signals_within=os.getpid())
+            landlock.enforce(rules)  # before the system-call filter, which refuses Landlock's own calls
+        if syscall_filter is not None:
             try:
-                jail.install_syscall_filter(config["syscall_filter"])
+                jail.install_syscall_filter(syscall_filter)
             except OSError:
                 if mode != "none":
                     raise
@@ -481,7 +518,7 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
         os.environ.update(
             HOME=work,
             PATH="/usr/local/bin:/usr/bin:/bin",
-            TMPDIR="/tmp",
+            TMPDIR="/tmp" if mode in NAMESPACES else work,
             MPLCONFIGDIR=os.path.join(work, ".matplotlib"),
             MPLBACKEND="Agg",
         )
@@ -499,13 +536,6 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
     os._exit(0)
 
 
-def _workdir(zygote_pid: int, pid: int) -> str:
-    """Without namespaces, each sandbox works in a folder the zygote removes afterwards."""
-    import tempfile
-
-    return os.path.join(tempfile.gettempdir(), f"attnlab-sandbox-{zygote_pid}-{pid}")
-
-
 # ---- the zygote -------------------------------------------------------------------------------
 
 
@@ -513,8 +543,23 @@ class Zygote:
     def __init__(self, config: dict):
         self.config = config
         self.count = 0
-        self.running: dict[int, tuple[int, object]] = {}  # sandbox pid -> (outer pid, cgroup)
+        # sandbox pid -> (outer pid, cgroup, scratch folder or None)
+        self.running: dict[int, tuple[int, object, str | None]] = {}
         self.mode = "none"
+        self.scratch_base: str | None = None
+
+    def scratch(self) -> str:
+        """A fresh folder for one sandbox without namespaces, named at random inside a folder of
+        this zygote's that its sandboxes can cross but not list: no submission finds another's."""
+        import tempfile
+
+        if self.scratch_base is None:
+            self.scratch_base = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
+            os.chmod(self.scratch_base, 0o711)  # a sandbox with a user id of its own must cross it
+        work = tempfile.mkdtemp(dir=self.scratch_base)
+        if _own_user(self.config):
+            os.chown(work, self.config["uid"], self.config["gid"])
+        return work
 
     def spawn(self, chan_fd: int, out_fd: int, mode: str) -> tuple[int, str | None]:
         """Fork one sandbox; returns its pid and the file that counts its CPU time (or None)."""
@@ -524,11 +569,12 @@ class Zygote:
             cgroup = jail.Cgroup.create(
                 f"attnlab-{os.getpid()}-{self.count}", memory_mb=self.config["memory_mb"], pids=self.config["nproc"]
             )
+        scratch = None if mode in NAMESPACES else self.scratch()
         report_r, report_w = os.pipe()
         outer = os.fork()
         if outer == 0:
             os.close(report_r)
-            _outer(chan_fd, out_fd, report_w, self.config, mode, cgroup)
+            _outer(chan_fd, out_fd, report_w, self.config, mode, cgroup, scratch or ROOT_WORK)
         os.close(report_w)
         try:
             ready = select.select([report_r], [], [], 30)[0]
@@ -536,25 +582,25 @@ class Zygote:
         finally:
             os.close(report_r)
         if not data.isdigit():
-            self.finish(outer, None, cgroup)
+            self.finish(outer, None, cgroup, scratch)
             return -1, None
         pid = int(data)
-        self.running[pid] = (outer, cgroup)
+        self.running[pid] = (outer, cgroup, scratch)
         return pid, _cpu_file(cgroup)
 
     def kill(self, pid: int) -> tuple[int | None, bool]:
         """Kill a sandbox and everything it started; its wait status and whether all is gone."""
-        outer, cgroup = self.running.pop(pid, (None, None))
+        outer, cgroup, scratch = self.running.pop(pid, (None, None, None))
         if outer is None:
             return None, True
         try:
             os.kill(pid, 9)
         except OSError:
             pass
-        return self.finish(outer, pid, cgroup)
+        return self.finish(outer, pid, cgroup, scratch)
 
-    def finish(self, outer: int, pid: int | None, cgroup) -> tuple[int | None, bool]:
-        if self.mode == "none":
+    def finish(self, outer: int, pid: int | None, cgroup, scratch: str | None) -> tuple[int | None, bool]:
+        if self.mode not in NAMESPACES:
             try:
                 os.kill(outer, 9)
             except OSError:
@@ -562,10 +608,6 @@ class Zygote:
             reaped: dict[int, int] = {}
             clean = jail.sweep(uid=self.config["uid"] if _own_user(self.config) else None, reaped=reaped)
             status = reaped.get(outer)
-            if pid is not None:
-                import shutil
-
-                shutil.rmtree(_workdir(os.getpid(), pid), ignore_errors=True)
         else:
             status, clean = _wait(outer, 10.0), True
             if status is None:
@@ -573,6 +615,10 @@ class Zygote:
                 status, clean = _wait(outer, 5.0), False
         if cgroup is not None:
             cgroup.remove()
+        if scratch is not None:
+            import shutil
+
+            shutil.rmtree(scratch, ignore_errors=True)
         if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) > 128:
             status = os.WEXITSTATUS(status) - 128  # the sandbox's own death, as a signal status
         return status, clean
@@ -639,6 +685,61 @@ def _trial(zygote: Zygote, mode: str) -> bool:
         os.close(out_r)
 
 
+def _remove_stale_scratch() -> None:
+    """Remove the scratch folders of zygotes that died without removing them (a killed worker takes
+    its zygote along): ours, named after a pid that no longer runs."""
+    import shutil
+    import tempfile
+
+    base = tempfile.gettempdir()
+    for name in os.listdir(base):
+        pid = name[len(SCRATCH_PREFIX) :].split("-")[0]
+        if not (name.startswith(SCRATCH_PREFIX) and pid.isdigit()):
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue  # still running (or another user's)
+        except ProcessLookupError:
+            pass
+        except OSError:
+            continue
+        path = os.path.join(base, name)
+        if os.lstat(path).st_uid == os.geteuid():
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _syscall_filter(mode: str, isolate: bool) -> bytes | None:
+    """The compiled allow-list for sandboxes of ``mode``: the stricter one where a graded sandbox
+    shares the host (``attnlab check`` runs the student's code on the student's own machine)."""
+    try:
+        return syscalls.compile_filter(shared_host=isolate and mode not in NAMESPACES)
+    except (OSError, AttributeError):
+        return None
+
+
+def isolation(mode: str, config: dict) -> str:
+    """What confines a sandbox in ``mode`` on this machine, in a sentence the grader prints."""
+    if mode in NAMESPACES:
+        who = "a user id of its own, cgroup limits" if mode == "root" else "a user namespace, per-process limits"
+        text = f"namespaces ({who}): an allow-list root, no network, no other processes or IPC"
+    elif mode == "landlock":
+        version = landlock.abi()
+        text = landlock.describe(version) + "; per-process limits"
+        if _own_user(config):
+            text += ", a user id of its own"
+        elif version < 6 and config["syscall_filter"] is not None:
+            text += "; signals only to itself and its process group (the system-call allow-list)"
+        elif version < 6:
+            text += "; NOT confined: signals to the grader's own processes, which run as the same user"
+    else:
+        text = "none: process limits only" + (", a user id of its own" if _own_user(config) else "")
+    if config["syscall_filter"] is None:
+        return text + "; NO system-call allow-list (libseccomp is missing)"
+    if mode in NAMESPACES or not config.get("isolate", True):
+        return text + "; a system-call allow-list"
+    return text + "; a system-call allow-list without sockets, System V or POSIX IPC, or changes to file metadata"
+
+
 def main(config: dict) -> None:
     jail.die_with_parent()
     if os.getppid() != config["parent"]:
@@ -658,28 +759,27 @@ def main(config: dict) -> None:
     config["binds"], config["masks"] = (
         allowlist.view(config.get("packages", [])) if config.get("isolate", True) else ([], [])
     )
-    config["zygote"] = os.getpid()
-    try:
-        config["syscall_filter"] = syscalls.compile_filter()
-    except (OSError, AttributeError):
-        config["syscall_filter"] = None
     zygote = Zygote(config)
-    modes = ([] if not config.get("isolate", True) else ["root"] if os.geteuid() == 0 else []) + (
-        ["userns"] if config.get("isolate", True) else []
-    )
+    isolate = config.get("isolate", True)
+    modes = (["root"] if isolate and os.geteuid() == 0 else []) + (["userns"] if isolate else [])
+    if isolate and landlock.abi() >= 1:
+        modes.append("landlock")
     for mode in modes:
         zygote.mode = mode
+        config["syscall_filter"] = _syscall_filter(mode, isolate)
         if _trial(zygote, mode):
             break
     else:
         zygote.mode = "none"
+        config["syscall_filter"] = _syscall_filter("none", isolate)
     if zygote.mode == "root":
         jail.Cgroup.remove_stale()
-    if zygote.mode == "none":
+    if zygote.mode not in NAMESPACES:
+        _remove_stale_scratch()
         jail.become_subreaper()
         if _own_user(config):
             jail.sweep(uid=config["uid"], reaped={})  # whatever an earlier run left behind
-    ctl.sendall(wire.encode(("ready", zygote.mode)))
+    ctl.sendall(wire.encode(("ready", zygote.mode, isolation(zygote.mode, config))))
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 4)
@@ -706,6 +806,10 @@ def main(config: dict) -> None:
             break
     for pid in list(zygote.running):
         zygote.kill(pid)
+    if zygote.scratch_base is not None:
+        import shutil
+
+        shutil.rmtree(zygote.scratch_base, ignore_errors=True)
     os._exit(0)
 
 

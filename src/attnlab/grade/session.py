@@ -1,9 +1,11 @@
 """The trusted side of the channel: the zygote that forks sandboxes, one running sandbox, and the
 proxies through which test files call the student's functions (``protocol.py`` lists every message).
 
-A callable that a test passes to the student's code stays here: the student's side gets a number it
-can only call back (a Handle), valid while the call that carried it runs; the student's own functions
-travel by name (a Ref). No test code, name, bound argument or global crosses to the sandbox.
+A callable that a test passes to the student's code, or that the runner lends in place of one of the
+submission's functions, stays here: the student's side gets a number it can only call back (a Handle),
+valid while the call that carried it runs; the student's own functions travel by name (a Ref). No test
+code, name, bound argument or global crosses to the sandbox, nor any table of known answers that its
+lender has not declared public.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import socket
 import subprocess
 import sys
 import threading
+import weakref
 from pathlib import Path
 from typing import Any, Callable
 
@@ -105,7 +108,9 @@ class Zygote:
     It starts in the background (most of a second: numpy, matplotlib, a trial sandbox), so that
     its owner can load the tests meanwhile; ``mode`` and ``spawn`` wait until it is ready.
     ``packages`` are the distributions a submission may import (numpy and IPython always; their
-    dependencies come along); ``preload`` the modules imported once, before any fork."""
+    dependencies come along); ``preload`` the modules imported once, before any fork. Once started,
+    ``mode`` says how its sandboxes are isolated ("root" or "userns": namespaces; "landlock"; "none")
+    and ``isolation`` what that means on this machine, in a sentence."""
 
     def __init__(
         self,
@@ -145,23 +150,30 @@ class Zygote:
         theirs.close()
         self.ctl.settimeout(60)
         self._mode: str | None = None
+        self._isolation = ""
 
     @property
     def mode(self) -> str:
-        """How its sandboxes are isolated: "root", "userns" or "none" (process limits only)."""
+        """How its sandboxes are isolated: "root" or "userns" (namespaces), "landlock" or "none"."""
         return self.ready()
+
+    @property
+    def isolation(self) -> str:
+        """What ``mode`` means on this machine, in a sentence."""
+        self.ready()
+        return self._isolation
 
     def ready(self) -> str:
         """Wait until the zygote is ready (once); its ``mode``."""
         if self._mode is None:
             try:
-                status, mode = self._recv()
+                status, mode, isolation = self._recv()
             except (OSError, RuntimeError, wire.WireError, ValueError) as e:
                 self.close()
                 raise RuntimeError(f"the sandbox zygote did not start ({e})") from None
             if status != "ready":
                 raise RuntimeError("the sandbox zygote did not start")
-            self._mode = mode
+            self._mode, self._isolation = mode, isolation
         return self._mode
 
     def _recv(self) -> tuple:
@@ -234,6 +246,9 @@ class Sandbox:
         self.alive = True
         self.death = ""  # why it stopped, when a timeout or crash stopped it
         self.handles: dict[int, Callable] = {}
+        # numbers are never reused: a lent function the submission kept stays refused, even in a
+        # later call that lends another function
+        self.next_handle = 1
         self.calls = 0
         self.on_check: Callable[[str], None] | None = None
         self.cpu_file = cpu_file or f"/proc/{pid}/stat"
@@ -296,10 +311,19 @@ class Sandbox:
             raise student_exception(*_error_body(body))
         return body
 
-    def call(self, name: str, snapshot: int | None, args: tuple, kwargs: dict, timeout: float) -> tuple[Any, list]:
+    def call(
+        self,
+        name: str,
+        snapshot: int | None,
+        args: tuple,
+        kwargs: dict,
+        timeout: float,
+        lent: dict[str, Callable] | None = None,
+    ) -> tuple[Any, list]:
         """Call the student's function on plain copies of the arguments: whatever it does to them
-        stays on its side. Returns the result and which arguments it changed in place."""
-        body = self.request("call", (name, snapshot, args, kwargs), timeout, f"{name}(...)")
+        stays on its side. ``lent``: functions that stand in for the submission's globals of those
+        names during this call only. Returns the result and which arguments it changed in place."""
+        body = self.request("call", (name, snapshot, args, kwargs, lent or {}), timeout, f"{name}(...)")
         if not (isinstance(body, tuple) and len(body) == 2 and isinstance(body[1], list)):
             raise StudentError("malformed reply from the submission's process")
         result, changed = body
@@ -333,7 +357,9 @@ class Sandbox:
                 or not all(isinstance(k, str) for k in kwargs)
             ):
                 raise TypeError("this function can no longer be called")
-            return fn(*self._resolve(args), **self._resolve(kwargs))
+            args, kwargs = self._resolve(args), self._resolve(kwargs)
+            known = _known_answer(fn, args, kwargs)
+            return known if known is not None else fn(*args, **kwargs)
         if kind == "check" and isinstance(body, str):
             if self.on_check is not None and self.calls == 1:
                 self.on_check(body)
@@ -345,9 +371,10 @@ class Sandbox:
             return wire.Ref(obj._name)
         if callable(obj):
             # lent for the duration of the call: the student's side gets a number to call back
-            hid = len(self.handles) + 1
+            hid = self.next_handle
+            self.next_handle += 1
             self.handles[hid] = obj
-            return wire.Handle(hid, _known_answers(obj))
+            return wire.Handle(hid, _public_answers(obj))
         return None
 
     def _resolve(self, value: Any) -> Any:
@@ -370,14 +397,17 @@ class Sandbox:
 MAX_ANSWERS = 1000
 
 
-def _known_answers(fn: Callable) -> tuple | None:
-    """What a lent function declares it answers, to travel with its handle: ``fn.known_answers()``
-    gives two arrays (inputs, outputs) of a pure function of one array, ``fn(inputs[i])`` being
-    ``outputs[i]``. None when it declares nothing usable: then every call makes a round trip."""
+def _public_answers(fn: Callable) -> tuple | None:
+    """The known answers that may travel with a lent function's handle: only those its lender
+    declares public (``fn.public_answers``: inputs that follow from the arguments the student's
+    function is called with, so that reading them tells nothing that calling would not), as two
+    stacked arrays (inputs, outputs). None otherwise: the table stays here (``_known_answer``)."""
     import numpy as np
 
     declared = getattr(fn, "known_answers", None)
-    answers = declared() if callable(declared) else None
+    if not (callable(declared) and getattr(fn, "public_answers", False) is True):
+        return None
+    answers = declared()
     if not (isinstance(answers, tuple) and len(answers) == 2 and all(type(a) is np.ndarray for a in answers)):
         return None
     inputs, outputs = answers
@@ -390,6 +420,36 @@ def _known_answers(fn: Callable) -> tuple | None:
     ):
         return None
     return inputs, outputs
+
+
+# the other lent pure functions' known answers, looked up here by the input's bytes: such a table
+# never crosses to the student's side, where it would tell which inputs a test is going to try
+_TABLES: weakref.WeakKeyDictionary[Any, dict[tuple, Any]] = weakref.WeakKeyDictionary()
+
+
+def _known_answer(fn: Callable, args: tuple, kwargs: dict) -> Any:
+    """``fn(*args)`` from the table of what ``fn`` declares it answers (``fn.known_answers()``: two
+    stacked arrays, inputs and outputs, of a pure function of one array), or None."""
+    import numpy as np
+
+    declared = getattr(fn, "known_answers", None)
+    if not callable(declared) or kwargs or len(args) != 1 or type(args[0]) is not np.ndarray:
+        return None
+    table = _TABLES.get(fn)
+    if table is None:
+        answers = declared()
+        table = {}
+        if (
+            isinstance(answers, tuple)
+            and len(answers) == 2
+            and all(type(a) is np.ndarray and a.ndim >= 1 for a in answers)
+            and len(answers[0]) == len(answers[1])
+            and answers[1].dtype.str in wire.DTYPES
+        ):
+            table = {(x.dtype.str, x.shape, x.tobytes()): y for x, y in zip(*answers)}
+        _TABLES[fn] = table
+    x = args[0]
+    return table.get((x.dtype.str, x.shape, x.tobytes()))
 
 
 def _error_body(body: Any) -> tuple[str, str, str]:
@@ -423,11 +483,12 @@ class StudentFunction:
             self.__signature__ = sig
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        lent = None
         if self._guard is not None:
-            self._guard.before_call(self._name)
+            lent = self._guard.before_call(self._name)
         self.mutated_arguments = ()
         try:
-            result, changed = self._sandbox.call(self._name, self._snapshot, args, kwargs, self._timeout or 10.0)
+            result, changed = self._sandbox.call(self._name, self._snapshot, args, kwargs, self._timeout or 10.0, lent)
         except StudentTimeout:
             if self._guard is not None:
                 self._guard.timed_out(self._name)

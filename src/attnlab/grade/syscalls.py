@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
+import functools
 import os
 
 ALLOWED = (
@@ -77,6 +78,26 @@ ALLOWED = (
 )  # fmt: skip
 
 SOCKET_FAMILIES = (1, 2, 10, 16)  # AF_UNIX, AF_INET, AF_INET6, AF_NETLINK
+# Without namespaces (Landlock or nothing) a sandbox shares the host's network, IPC and files with
+# its neighbours: these calls would reach them, and nothing a submission needs makes them. Sockets go
+# too (``socket``; ``socketpair`` stays): Landlock leaves UDP, netlink and named unix sockets open. File
+# metadata goes because Landlock does not cover it: an extended attribute or a time stamp on a file
+# the grading user owns would carry data from one submission to the next; truncation by path,
+# because Landlock covers it only from ABI 3 (``ftruncate`` needs a file opened for writing).
+SHARED_HOST = frozenset(
+    {
+        "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl", "msgget",
+        "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
+        "mq_notify", "mq_getsetattr",
+        "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
+        "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "fchownat", "lchown",
+        "utime", "utimes", "utimensat", "futimesat", "truncate", "truncate64",
+    }
+)  # fmt: skip
+# Where Landlock cannot scope signals (ABI < 6) and the sandbox shares its user id with the grader,
+# these reach only the sandbox itself or its process group (first argument: a pid, or a thread group
+# id); pidfd_send_signal goes altogether (its target hides behind a descriptor).
+SIGNALS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal")
 # CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET
 CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 
@@ -89,13 +110,21 @@ class _ArgCmp(ctypes.Structure):
     _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("a", ctypes.c_uint64), ("b", ctypes.c_uint64)]
 
 
-def compile_filter() -> bytes | None:
-    """The allow-list as a classic BPF program for this machine's architecture; None where
-    libseccomp is missing (then there is no filter, and the README says so)."""
+@functools.lru_cache(maxsize=1)
+def _libseccomp() -> ctypes.CDLL | None:
+    """Looked up once: ``find_library`` runs ldconfig, which a confined sandbox cannot."""
     name = ctypes.util.find_library("seccomp")
-    if name is None:
+    return None if name is None else ctypes.CDLL(name, use_errno=True)
+
+
+def compile_filter(*, shared_host: bool = False, signals_within: int | None = None) -> bytes | None:
+    """The allow-list as a classic BPF program for this machine's architecture; None where
+    libseccomp is missing (then there is no filter, and the README says so). ``shared_host``: the
+    sandbox has no namespaces of its own, so ``SHARED_HOST`` and ``socket`` are refused too.
+    ``signals_within``: the pid of a sandbox that only it and its process group may signal."""
+    lib = _libseccomp()
+    if lib is None:
         return None
-    lib = ctypes.CDLL(name, use_errno=True)
     lib.seccomp_init.restype = ctypes.c_void_p
     lib.seccomp_init.argtypes = [ctypes.c_uint32]
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
@@ -122,8 +151,16 @@ def compile_filter() -> bytes | None:
                 raise OSError(f"seccomp: cannot allow {syscall}")
 
         for syscall in ALLOWED:
-            allow(syscall)
-        for family in SOCKET_FAMILIES:
+            if not (shared_host and syscall in SHARED_HOST or signals_within is not None and syscall in SIGNALS):
+                allow(syscall)
+        if signals_within is not None:
+            # compared on the low 32 bits: a pid_t, however the caller extended it
+            own, group = signals_within, -signals_within & 0xFFFFFFFF
+            for target in (0, own, group):
+                allow("kill", (0, _CMP_MASKED_EQ, 0xFFFFFFFF, target))
+            for syscall in ("tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
+                allow(syscall, (0, _CMP_MASKED_EQ, 0xFFFFFFFF, own))
+        for family in () if shared_host else SOCKET_FAMILIES:
             allow("socket", (0, _CMP_EQ, family, 0))
         allow("clone", (0, _CMP_MASKED_EQ, CLONE_NAMESPACES, 0))  # clone3 stays denied: libc falls back
         fd = os.memfd_create("attnlab-seccomp", 0)

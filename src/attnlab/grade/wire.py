@@ -128,8 +128,8 @@ class Ref:
 
 
 class Handle:
-    """A callback on the trusted side, by number. ``answers``, when the lender knows them, are two
-    stacked arrays (inputs, outputs) of a pure function of one array: ``f(inputs[i])`` is
+    """A callback on the trusted side, by number. ``answers``, when the lender declares them public,
+    are two stacked arrays (inputs, outputs) of a pure function of one array: ``f(inputs[i])`` is
     ``outputs[i]``, so the student's side may answer a call with exactly such an input itself."""
 
     __slots__ = ("id", "answers")

@@ -15,6 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .. import importpath
 from . import jail, report
 from .runner import Grader, Limits
 from .session import Zygote
@@ -96,15 +97,21 @@ def serve(config: dict) -> None:
     sys.stdout = sys.stderr
     limits = Limits(**config["limits"])
     zygote = start_zygote(config)  # it gets ready while the tests load, on another core if one is free
+    dependencies = config["dependencies"]
     grader = Grader(
-        zygote, Path(config["tests_dir"]), Path(config["support_dir"]) if config["support_dir"] else None, limits
+        zygote,
+        Path(config["tests_dir"]),
+        Path(config["support_dir"]) if config["support_dir"] else None,
+        limits,
+        calls=dependencies["calls"],
+        isolate=dependencies["isolate"],
     )
     mode = zygote.mode
     if config.get("cpu") is not None and hasattr(os, "sched_setaffinity"):
         # the worker, its zygote and its sandboxes ping-pong: on one core they skip cross-core wakeups
         os.sched_setaffinity(0, {config["cpu"]})
         os.sched_setaffinity(zygote.proc.pid, {config["cpu"]})
-    replies.write(json.dumps({"ready": mode}) + "\n")
+    replies.write(json.dumps({"ready": mode, "isolation": zygote.isolation}) + "\n")
     for line in sys.stdin:
         job = json.loads(line)
         graded = grader.grade(Path(job["path"]))
@@ -115,5 +122,7 @@ def serve(config: dict) -> None:
     zygote.close()
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """The worker's entry (``batch.WORKER``): the import path checked, then the config from argv."""
+    importpath.make_trusted()
     serve(json.loads(sys.argv[1]))

@@ -249,9 +249,15 @@ def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL):
     ``variants`` is a sequence of ``(name, explanation, array)``: a result that matches exactly one
     name (of any shape) is named; one that matches several, or none, is described instead.
     """
+    promised = np.asarray(expected).dtype
     expected = np.asarray(expected, dtype=np.float64)
     got = as_array(value, what)
     if _close(got, expected, atol, rtol):
+        # float64 is promised wherever the expected values are float64: an integer or bool array
+        # that holds the right values still breaks the promise (and divides or adds wrongly later)
+        kind = getattr(getattr(value, "dtype", None), "kind", None)
+        if promised == np.float64 and kind in ("b", "i", "u"):
+            raise AssertionError(f"{what} is an array of {defuse(str(value.dtype))}: return float64 values")
         return
     matches = {}
     for name, why, wrong in variants:

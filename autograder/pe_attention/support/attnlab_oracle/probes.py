@@ -6,11 +6,13 @@ arguments. ``equivariant`` and ``invariant`` below say what a correct checker mu
 A checker calls its probe once for X and once per reordering it tries (120 times for five rows).
 ``Probe.lent`` hands a pure probe over together with its outputs on the reorderings a checker is
 expected to try (``known_answers``), so a grading engine that keeps the probe on its own side can
-let the student's side answer exactly those calls itself; under otter it is just the probe.
+answer exactly those calls from a table instead of computing them, on the student's side where the
+table tells nothing new (``public_answers``); under otter it is just the probe.
 """
 
 import functools
 import itertools
+import math
 
 import numpy as np
 
@@ -26,6 +28,7 @@ __all__ = [
     "affine",
     "unchanged_rows",
     "position_offsets",
+    "scale_first_row",
     "mean_pool",
     "sum_first_two",
     "first_row_and_rest_sum",
@@ -111,6 +114,13 @@ def position_offsets(X, offsets):
     return X + np.asarray(offsets, dtype=np.float64)[:, None]
 
 
+def scale_first_row(X, factor):
+    """Row 0 scaled by ``factor``: moved rows come out up to that factor apart, far beyond round-off."""
+    out = np.array(X, dtype=np.float64)
+    out[0] = factor * out[0]
+    return out
+
+
 def mean_pool(X, f):
     return f(X).mean(axis=0)
 
@@ -153,10 +163,13 @@ def reorderings(n):
 class KnownAnswers:
     """A pure function of one array, and the inputs it is expected to meet: calling it calls the
     function; ``known_answers()`` gives its outputs on those inputs as two stacked arrays (inputs,
-    outputs), for the inputs whose outputs share one shape (the others are left out)."""
+    outputs), for the inputs whose outputs share one shape (the others are left out).
+    ``public_answers``: the inputs follow from the arguments a checker is called with (every
+    reordering of X, or X and the given perms), so the answers may be handed over with the
+    function; otherwise an engine keeps them on its own side."""
 
-    def __init__(self, f, inputs):
-        self.f, self.inputs = f, inputs
+    def __init__(self, f, inputs, public):
+        self.f, self.inputs, self.public_answers = f, inputs, public
         self._answers = None
 
     def __call__(self, *args, **kwargs):
@@ -197,7 +210,9 @@ class Probe:
             order = reorderings(len(X)) if perms is None else perms
             if len(self._lent) >= 32:
                 self._lent.clear()
-            self._lent[key] = KnownAnswers(self.f, [X.copy()] + [X[list(p)] for p in order])
+            # every reordering (n <= 5) or the given ones: nothing a checker does not know already
+            public = perms is not None or len(order) == math.factorial(len(X)) - 1
+            self._lent[key] = KnownAnswers(self.f, [X.copy()] + [X[list(p)] for p in order], public)
         return self._lent[key]
 
     def __repr__(self):
@@ -270,6 +285,12 @@ def _row_probes(n):
             False,
         ),
         "first two summed": Probe("X[0] + X[1] followed by the other rows", sum_first_two, False, False),
+        "first row scaled": Probe(
+            "scaling the first row by 1.3 (a 30% change, far beyond round-off)",
+            functools.partial(scale_first_row, factor=1.3),
+            False,
+            False,
+        ),
         "first row offset": Probe(
             "adding 1 to the first row only",
             functools.partial(position_offsets, offsets=[1.0] + [0.0] * (n - 1)),

@@ -1,0 +1,102 @@
+"""Which graded function calls which, from the reference solution, and the grading order it gives.
+
+The graph is read from the solution's syntax (a function's body naming another top-level function),
+so a new assignment gets it without writing it down. ``attnlab grade`` reads it from the course's
+solution; ``attnlab build`` writes it into the autograder zip (``FILE``), which ships no solution.
+With it, the runner grades callees first and grades a function whose callee failed its own cases
+with the reference callee (the test file's ``reference``) lent in its place (``runner``).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+FILE = "calls.json"  # beside the tests folder in the autograder zip
+
+
+def graph(source: str) -> dict[str, list[str]]:
+    """For each function the solution defines at top level, the other top-level functions its body
+    names (in name order). Helpers that are not graded stay in: a graded function may call another
+    through one."""
+    tree = ast.parse(source)
+    functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    out: dict[str, list[str]] = {}
+    for name, node in functions.items():
+        named = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        out[name] = sorted((named & functions.keys()) - {name})
+    return out
+
+
+def order(names: Iterable[str], calls: dict[str, list[str]]) -> list[str]:
+    """``names`` with every one that another calls (directly or further down) before it, otherwise
+    in name order; a cycle, which a solution should not have, is broken where it is met."""
+    wanted = set(names)
+    done: list[str] = []
+    seen: set[str] = set()
+
+    def visit(name: str) -> None:
+        if name in seen:
+            return
+        seen.add(name)
+        for callee in calls.get(name, []):
+            visit(callee)
+        if name in wanted:
+            done.append(name)
+
+    for name in sorted(wanted):
+        visit(name)
+    return done
+
+
+def reach(name: str, calls: dict[str, list[str]]) -> set[str]:
+    """Every function that ``name`` calls, directly or through others."""
+    found: set[str] = set()
+    todo = list(calls.get(name, []))
+    while todo:
+        callee = todo.pop()
+        if callee not in found and callee != name:
+            found.add(callee)
+            todo += calls.get(callee, [])
+    return found
+
+
+def for_course(assignment: str) -> dict:
+    """What ``write`` stores, for an assignment of the active course: the graph of its solution and
+    the course's setting (``[grading] isolate_dependencies``, default true)."""
+    from .. import paths
+
+    solution = paths.course_root() / "solutions" / assignment / f"{assignment}.py"
+    calls = graph(solution.read_text(encoding="utf-8")) if solution.is_file() else {}
+    return {"calls": calls, "isolate": bool(paths.setting("grading", "isolate_dependencies", True))}
+
+
+def for_tests(tests_dir: Path) -> dict:
+    """What grading with ``tests_dir`` uses: the ``FILE`` beside it (in an autograder zip), else the
+    active course's solution for the assignment whose tests these are; without either, no graph
+    (name order, nothing lent)."""
+    shipped = tests_dir.parent / FILE
+    if shipped.is_file():
+        data = json.loads(shipped.read_text(encoding="utf-8"))
+        calls = {str(k): [str(c) for c in v] for k, v in dict(data.get("calls") or {}).items()}
+        return {"calls": calls, "isolate": bool(data.get("isolate", True))}
+    from .. import paths
+
+    try:
+        return for_course(tests_dir.parent.name)
+    except paths.CourseError:
+        return {"calls": {}, "isolate": False}
+
+
+def text(dependencies: dict, *, generated: str = "") -> str:
+    """``dependencies`` (from ``for_course``) as the text of a ``FILE``; ``generated`` says by what
+    (JSON has no comments: it is a key of its own)."""
+    data = {**dependencies, **({"generated": generated} if generated else {})}
+    return json.dumps(data, indent=1, sort_keys=True) + "\n"
+
+
+def write(path: Path, dependencies: dict) -> None:
+    """``dependencies`` as the autograder zip's ``FILE``."""
+    path.write_text(text(dependencies), encoding="utf-8")

@@ -1,0 +1,189 @@
+"""Each mistake costs points once, in its own function: the call graph from the solution, the grading
+order it gives, and references lent to the callers of a function that fails its own cases."""
+
+import importlib.util
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from attnlab import build, paths, release, testfiles
+from attnlab.grade import calls, main
+from attnlab.grade.runner import Grader, Limits
+from attnlab.grade.session import Zygote
+
+
+def _corpus():
+    """The bug corpus test's module: its list of bugs and its composition with the correct base."""
+    path = Path(__file__).resolve().parents[1] / "autograder" / "test_bug_corpus.py"
+    spec = importlib.util.spec_from_file_location("bug_corpus", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_CORPUS = _corpus()
+BUGS, compose = _CORPUS.BUGS, _CORPUS.compose
+
+# What each bundled sample gets wrong, by the functions that hold the mistake (its name says how it
+# scores). A sample whose mistake is in a function others call (no_scaling, softmax_over_queries:
+# scaled_dot_product_attention; the two sinusoidal_pe samples) loses points there and nowhere else.
+SAMPLE_MISTAKES = {
+    "concat_halves_score_partial": {"sinusoidal_pe"},
+    "einsum_batched_score_full": set(),
+    "equivariance_checks_only_swaps_score_partial": {"is_permutation_equivariant", "is_permutation_invariant"},
+    "loops_score_full": set(),
+    "missing_function_score_partial": {"pe_shift_matrix"},
+    "no_scaling_score_partial": {"scaled_dot_product_attention"},
+    "rope_clockwise_score_partial": {"rope"},
+    "sin_cos_swapped_score_partial": {"sinusoidal_pe"},
+    "softmax_over_queries_score_partial": {"scaled_dot_product_attention"},
+    "vectorised_notebook_score_full": set(),
+}
+
+
+def test_is_the_call_graph_read_from_the_solution():
+    graph = calls.graph(paths.solution_file().read_text(encoding="utf-8"))
+    assert graph["scaled_dot_product_attention"] == ["softmax"]
+    assert graph["self_attention"] == ["scaled_dot_product_attention"]
+    assert graph["multi_head_attention"] == ["scaled_dot_product_attention"]
+    assert graph["add_positional_encoding"] == ["sinusoidal_pe"]
+    assert "permutation_matrix" in graph["is_permutation_equivariant"]
+    assert graph["softmax"] == [] and graph["causal_mask"] == []
+
+
+def test_does_a_call_through_a_helper_that_is_not_graded_count():
+    graph = calls.graph("def a():\n    return helper()\n\ndef helper():\n    return b()\n\ndef b():\n    return 1\n")
+    assert calls.reach("a", graph) == {"helper", "b"}
+    assert calls.order(["a", "b"], graph) == ["b", "a"]
+
+
+def test_are_callees_graded_before_the_functions_that_call_them():
+    names = [tf.name for tf in testfiles.load_dir(paths.tests_dir())]
+    graph = calls.for_tests(paths.tests_dir())["calls"]
+    ordered = calls.order(names, graph)
+    assert sorted(ordered) == sorted(names)
+    assert ordered.index("softmax") < ordered.index("scaled_dot_product_attention") < ordered.index("self_attention")
+    assert ordered.index("sinusoidal_pe") < ordered.index("add_positional_encoding")
+    assert ordered.index("permutation_matrix") < ordered.index("is_permutation_invariant")
+
+
+def test_has_every_function_that_another_calls_a_reference_to_lend(test_files):
+    """A test file lends ``reference``; one missing here would leave a caller charged for its callee."""
+    graph = calls.for_tests(paths.tests_dir())["calls"]
+    graded = {tf.name: tf for tf in test_files}
+    called = {c for tf in test_files for c in calls.reach(tf.name, graph) if c in graded}
+    assert called == {"softmax", "scaled_dot_product_attention", "sinusoidal_pe", "permutation_matrix"}
+    assert all(graded[c].reference is not None for c in called)
+
+
+def test_do_the_public_tests_leave_the_reference_out():
+    for name, text in release.files().items():
+        if name.startswith("tests/"):
+            assert "reference" not in text.split("def test_")[0], name
+
+
+def test_does_the_course_setting_turn_isolation_off(tmp_path):
+    (tmp_path / paths.MARKER).write_text("[grading]\nisolate_dependencies = false\n")
+    (tmp_path / "solutions" / "pe_attention").mkdir(parents=True)
+    (tmp_path / "solutions" / "pe_attention" / "pe_attention.py").write_text(paths.solution_file().read_text())
+    with paths.use(course=tmp_path):
+        found = calls.for_course("pe_attention")
+    assert found["isolate"] is False and found["calls"]["self_attention"] == ["scaled_dot_product_attention"]
+    with paths.use(course=paths.kit_root()):
+        assert calls.for_course("pe_attention")["isolate"] is True
+
+
+def test_does_a_marker_that_is_not_toml_say_so_in_one_line(tmp_path):
+    (tmp_path / paths.MARKER).write_text("[grading\n")
+    with paths.use(course=tmp_path), pytest.raises(paths.CourseError, match="is not valid TOML"):
+        paths.setting("grading", "isolate_dependencies", True)
+
+
+def test_does_the_autograder_zip_carry_the_graph_that_attnlab_grade_uses(tmp_path):
+    target = build.autograder_zip(out=tmp_path)
+    with zipfile.ZipFile(target) as zf:
+        shipped = json.loads(zf.read(calls.FILE))
+    assert shipped == calls.for_course(paths.current_assignment())
+    zipfile.ZipFile(target).extract(calls.FILE, tmp_path / "ag")
+    assert calls.for_tests(tmp_path / "ag" / "tests") == shipped
+
+
+@pytest.fixture(scope="module")
+def one_run(tmp_path_factory):
+    """Every bug of the corpus (composed with its correct base) and every sample, graded in one run."""
+    folder = tmp_path_factory.mktemp("mistakes")
+    subs = folder / "submissions"
+    subs.mkdir()
+    for overlay in BUGS:
+        (subs / f"bug_{overlay.stem}.py").write_text(compose(overlay), encoding="utf-8")
+    for sample in paths.sample_submissions_dir().iterdir():
+        if sample.stem in SAMPLE_MISTAKES:
+            (subs / sample.name).write_bytes(sample.read_bytes())
+    main(submissions=[subs], out=folder / "results", progress=False)
+    found = [json.loads(p.read_text()) for p in (folder / "results" / "submissions").glob("*/results.json")]
+    return {results["extra_data"]["submission"]: results for results in found}
+
+
+def _lost(results: dict) -> set[str]:
+    extra = results["extra_data"]
+    return {q for q, score in extra["questions"].items() if score < extra["possible"][q]}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("overlay", BUGS, ids=[p.stem for p in BUGS])
+def test_does_a_one_bug_submission_lose_points_in_its_function_and_nowhere_else(one_run, overlay):
+    target = overlay.stem.split("_loses_")[1]
+    results = one_run[f"bug_{overlay.stem}"]
+    assert _lost(results) == {target}
+    # the item analysis counts a mistake once: only the function with the bug has a named one
+    named = {t["extra_data"]["question"] for t in results["tests"] if t["extra_data"]["misconception"]}
+    assert named <= {target}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sample", sorted(SAMPLE_MISTAKES))
+def test_does_a_sample_lose_points_only_where_its_mistakes_are(one_run, sample):
+    assert _lost(one_run[sample]) == SAMPLE_MISTAKES[sample]
+
+
+@pytest.mark.slow
+def test_are_results_in_the_test_files_order_whatever_the_grading_order(one_run):
+    rows = one_run["no_scaling_score_partial"]["tests"]
+    questions = list(dict.fromkeys(t["extra_data"]["question"] for t in rows))
+    assert questions == sorted(questions)
+
+
+@pytest.mark.slow
+def test_does_a_row_graded_with_a_lent_reference_say_so(one_run):
+    rows = [t for t in one_run["no_scaling_score_partial"]["tests"] if t["extra_data"]["question"] == "self_attention"]
+    assert rows and all(t["status"] == "passed" for t in rows)
+    because = "graded with the reference `scaled_dot_product_attention`, because yours fails its own tests"
+    assert all(t["output"].splitlines()[-1] == because for t in rows)
+    untouched = [t for t in one_run["no_scaling_score_partial"]["tests"] if t["extra_data"]["question"] == "rope"]
+    assert all(t["output"] == "passed" for t in untouched)
+
+
+@pytest.mark.slow
+def test_without_isolation_does_a_mistake_cost_its_callers_too(tmp_path):
+    """The course setting off: the old behaviour, as under otter."""
+    zygote = Zygote(uid=None, gid=None, memory_mb=2048, cpu_seconds=120)
+    try:
+        graph = calls.for_tests(paths.tests_dir())["calls"]
+        sample = paths.sample_submissions_dir() / "no_scaling_score_partial.py"
+        lost, rows = {}, {}
+        for isolate in (True, False):
+            grader = Grader(zygote, paths.tests_dir(), paths.support_dir(), Limits(), calls=graph, isolate=isolate)
+            report = grader.grade(sample)
+            lost[isolate] = {q.name for q in report.questions if q.score < q.possible}
+            rows[isolate] = [c for q in report.questions if q.name == "self_attention" for c in q.cases]
+    finally:
+        zygote.close()
+    assert lost[True] == {"scaled_dot_product_attention"}
+    assert lost[False] > {"scaled_dot_product_attention", "self_attention"}
+    # charged for its callee, the caller's rows point at it and guess no mistake of their own
+    failed = [c for c in rows[False] if not c.passed]
+    blame = "`self_attention` uses your `scaled_dot_product_attention`, which fails its own public test"
+    assert failed and all(c.message.startswith(blame) and c.misconception is None for c in failed)
