@@ -1,7 +1,10 @@
 """Parity with otter: honest submissions get the same points from ``attnlab grade`` as from
-``otter run -a autograder.zip``."""
+``otter run -a autograder.zip``, once the course turns dependency isolation off (otter's runner
+cannot lend references: with isolation on, a caller of a failing function scores more under
+``attnlab grade``, by design; ``test_dependencies.py`` checks that)."""
 
 import json
+import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -10,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from attnlab import paths
-from attnlab.grade import main
+from attnlab.grade import calls, main
 
 from known_outcomes import ENGINE
 
@@ -50,10 +53,13 @@ def compare(tests: Path, support: Path | None, submissions: list[Path], tmp: Pat
     work.mkdir()
     with ThreadPoolExecutor(2) as pool:
         theirs = dict(zip(submissions, pool.map(lambda s: otter_scores(zip_path, s, work), submissions)))
+    # the same tests with the course's setting off, as the autograder zip would carry it
+    unisolated = shutil.copytree(tests, tmp / "unisolated" / "tests")
+    calls.write(unisolated.parent / calls.FILE, {"calls": calls.for_tests(tests)["calls"], "isolate": False})
     ours = {
         g.submission: g.questions
         for g in main(
-            submissions=submissions, out=tmp / "ours", tests_dir=tests, support_dir=support, progress=False
+            submissions=submissions, out=tmp / "ours", tests_dir=unisolated, support_dir=support, progress=False
         ).graded
     }
     for sub in submissions:
