@@ -88,6 +88,23 @@ def venv_under_tmp(python: str, packages: tuple[str, ...] = ("numpy",)) -> Path:
     return folder
 
 
+def kit_for_nobody(folder: Path, *, packages: tuple[str, ...]) -> Path:
+    """In ``folder``: ``kit/`` (``venv_under_tmp`` with ``packages``), the course's test files and
+    support folder, and the call graph beside them as the autograder zip carries it, all readable by
+    user nobody, and ``out/``, which nobody may write; returns the tests folder."""
+    from attnlab import paths
+    from attnlab.grade import calls
+
+    shutil.move(str(venv_under_tmp(SYSTEM_PYTHON, packages=packages)), folder / "kit")
+    shutil.copytree(paths.tests_dir(), folder / "tests")
+    shutil.copytree(paths.support_dir(), folder / "support")
+    calls.write(folder / calls.FILE, calls.for_course(paths.current_assignment()))
+    (folder / "out").mkdir()
+    make_readable(folder)
+    os.chown(folder / "out", NOBODY, NOBODY)
+    return folder / "tests"
+
+
 def json_from(args: list[str], *, cwd: Path, timeout: float, user: int | None = None, home: Path | None = None) -> Any:
     """Run ``args`` (as ``user``, with a bare environment) and parse its last line of output as JSON."""
     env = {"PATH": "/usr/bin:/bin", **({"HOME": str(home)} if home else {})}

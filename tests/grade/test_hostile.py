@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from attnlab import paths
-from attnlab.grade import calls, main
+from attnlab.grade import main
 from attnlab.grade.batch import GRADED
 
 from known_outcomes import FIXTURES
@@ -23,13 +23,12 @@ from planted import marks_left, plant, trusted_module_names
 from other_user import (
     NOBODY,
     ROOT,
-    SYSTEM_PYTHON,
     WHY_NOT_AS_NOBODY,
     can_run_as_nobody,
     json_from,
+    kit_for_nobody,
     make_readable,
     readable_folder,
-    venv_under_tmp,
 )
 from without_userns import WHY_NOT_WITHOUT_USERNS, WRAPPER, can_refuse_userns
 
@@ -129,19 +128,9 @@ print(json.dumps({"mode": mode,
 
 
 def _kit_for_nobody(folder: Path) -> Path:
-    """The interpreter, the sources and the course's test files where user nobody can read them,
-    and an output folder it can write; returns the tests folder."""
-    venv = venv_under_tmp(SYSTEM_PYTHON, packages=("numpy", "matplotlib"))
-    shutil.move(str(venv), folder / "kit")
-    shutil.copytree(paths.tests_dir(), folder / "tests")
-    shutil.copytree(paths.support_dir(), folder / "support")
+    """``kit_for_nobody`` with the wrapper that refuses user namespaces beside it."""
     shutil.copy(WRAPPER, folder / "without_userns.py")
-    # the call graph beside the tests, as in the autograder zip: references are lent as nobody too
-    calls.write(folder / calls.FILE, calls.for_course(paths.current_assignment()))
-    (folder / "out").mkdir()
-    make_readable(folder)
-    os.chown(folder / "out", NOBODY, NOBODY)
-    return folder / "tests"
+    return kit_for_nobody(folder, packages=("numpy", "matplotlib"))
 
 
 def _grade_as_nobody(folder: Path, *, without_userns: bool) -> dict:

@@ -17,13 +17,11 @@ from attnlab import build, importpath, paths
 from planted import marks_left, plant, trusted_module_names
 from other_user import (
     NOBODY,
-    SYSTEM_PYTHON,
     WHY_NOT_AS_NOBODY,
     can_run_as_nobody,
     json_from,
-    make_readable,
+    kit_for_nobody,
     readable_folder,
-    venv_under_tmp,
 )
 
 HONEST = ["loops_score_full.py", "vectorised_notebook_score_full.ipynb"]
@@ -88,14 +86,8 @@ def test_does_an_unprivileged_grader_import_nothing_from_the_folder_it_grades(na
     folder = readable_folder("attnlab-planted-")
     try:
         subs, marks = _flat_folder(folder, names)
-        kit = venv_under_tmp(SYSTEM_PYTHON, packages=("numpy", "matplotlib", "pyyaml", "nbformat", "ipython"))
-        shutil.move(str(kit), folder / "kit")
-        shutil.copytree(paths.tests_dir(), folder / "tests")
-        shutil.copytree(paths.support_dir(), folder / "support")
-        (folder / "out").mkdir()
-        make_readable(folder)
+        kit_for_nobody(folder, packages=("numpy", "matplotlib", "pyyaml", "nbformat", "ipython"))
         os.chmod(marks, 0o1777)
-        os.chown(folder / "out", NOBODY, NOBODY)
         # -I: the driver itself stands for the `attnlab` command, which never has the working folder on
         # its path; what is tested is everything it starts from there
         scores = json_from(
