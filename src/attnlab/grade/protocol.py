@@ -4,7 +4,9 @@ these requests.
 
 Three parties. The *worker* is trusted: it holds the tests and the oracle. The *zygote* is trusted
 too: it never loads a test file or runs student code; it forks sandboxes. The *sandbox* runs the
-student's code, in its own namespaces and allow-list root, as an unprivileged user.
+student's code, in its own namespaces and allow-list root, as an unprivileged user (where user
+namespaces are refused: confined by Landlock and a stricter system-call allow-list instead; the
+README's security model has a row per mode).
 
 Framing (``wire.py``): a 4-byte length (at most ``wire.MAX_FRAME``) and a tagged encoding of plain
 data only: None, bool, int (at most 4000 digits), float, complex, str, bytes, list, tuple, dict,
@@ -121,7 +123,8 @@ LIMITS = {
     "statement": "one top-level statement while the submission runs: 3x the call limit",
     "wall": "the whole submission: 30x the call limit",
     "memory": "--memory-mb for the sandbox's whole process tree where cgroups exist, and per process",
-    "processes": "64 per sandbox (cgroup pids, or RLIMIT_NPROC for its own user id)",
+    "processes": "64 per sandbox (cgroup pids, or RLIMIT_NPROC for its own user id; under Landlock, its "
+    "user's processes at its start plus 64)",
     "output": "stdout and stderr drained continuously; the first 64 KiB kept for the instructor",
     "frame": "64 MiB per message; 1,000,000 items; depth 64",
 }
