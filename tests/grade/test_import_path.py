@@ -1,9 +1,11 @@
 """Does the trusted side import nothing from the folders it grades?
 
 A flat folder of submissions holds, next to honest ones, a file named like every module the trusted
-side imports (``planted.py``). Grading from inside that folder, as root and as user nobody, through
-the ``attnlab`` command and through the Python API, must import none of them outside the sandbox,
-and the honest submissions must still score full marks."""
+side imports (``planted.py``). Grading from inside that folder with the ``attnlab`` command, or
+grading quizzes there, must import none of them outside the sandbox, and the honest submissions
+must still score full marks. The hostile suite plants the packages among them too and grades from
+inside its folder as root, as nobody, and as nobody without user namespaces
+(``test_hostile.py``); the Gradescope entry is checked in ``test_gradescope_sim.py``."""
 
 import os
 import shutil
@@ -15,14 +17,6 @@ import pytest
 
 from attnlab import build, importpath, paths
 from planted import marks_left, plant, trusted_module_names
-from other_user import (
-    NOBODY,
-    WHY_NOT_AS_NOBODY,
-    can_run_as_nobody,
-    json_from,
-    kit_for_nobody,
-    readable_folder,
-)
 
 HONEST = ["loops_score_full.py", "vectorised_notebook_score_full.ipynb"]
 
@@ -66,43 +60,6 @@ def test_does_the_attnlab_command_import_nothing_from_the_folder_it_grades(tmp_p
     for name in HONEST:
         row = next(line for line in grades if line.startswith(Path(name).stem + ","))
         assert f",{build.points_possible():g}," in row or row.endswith(f",{build.points_possible()}"), row
-
-
-GRADE_FROM_HERE = """
-import json, sys
-from pathlib import Path
-sys.path.insert(0, sys.argv[1])
-from attnlab.grade import main
-run = main(submissions=[Path(".")], out=Path(sys.argv[2]), tests_dir=Path(sys.argv[3]),
-           support_dir=Path(sys.argv[4]), timeout=5, progress=False)
-print(json.dumps({g.submission: [g.score, g.status, g.problem] for g in run.graded}))
-"""
-
-
-@pytest.mark.slow
-def test_does_an_unprivileged_grader_import_nothing_from_the_folder_it_grades(names):
-    if not can_run_as_nobody():
-        pytest.skip(WHY_NOT_AS_NOBODY)
-    folder = readable_folder("attnlab-planted-")
-    try:
-        subs, marks = _flat_folder(folder, names)
-        kit_for_nobody(folder, packages=("numpy", "matplotlib", "pyyaml", "nbformat", "ipython"))
-        os.chmod(marks, 0o1777)
-        # -I: the driver itself stands for the `attnlab` command, which never has the working folder on
-        # its path; what is tested is everything it starts from there
-        scores = json_from(
-            [str(folder / "kit" / "venv" / "bin" / "python"), "-I", "-c", GRADE_FROM_HERE]
-            + [str(p) for p in (folder / "kit" / "src", folder / "out", folder / "tests", folder / "support")],
-            cwd=subs,
-            timeout=900,
-            user=NOBODY,
-            home=folder / "out",
-        )
-        assert marks_left(marks) == []
-        for name in HONEST:
-            assert scores[Path(name).stem][0] == build.points_possible(), scores[Path(name).stem]
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.slow
