@@ -395,7 +395,16 @@ def test_does_an_interrupted_run_keep_what_it_graded_and_resume_there(tmp_path, 
         (given / f"s{i}.py").write_text(honest + "\nimport time\ntime.sleep(0.4)\n")
     out = tmp_path / "out"
     command = [sys.executable, "-m", "attnlab.cli", "grade", str(given), "--out", str(out), "--jobs", "1"]
-    proc = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, cwd=REPO)
+    proc = subprocess.Popen(
+        command,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        cwd=REPO,
+        # as from a terminal: a suite started in the background (as .ci/run starts the fast suites)
+        # hands its children SIGINT ignored, which the grader rightly keeps ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         deadline = time.monotonic() + 120  # a bound on a broken run, not a timing assertion
         while len(_rows(out)) < 2 and proc.poll() is None and time.monotonic() < deadline:
