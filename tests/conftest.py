@@ -39,3 +39,14 @@ def dist(tmp_path_factory):
     out = tmp_path_factory.mktemp("dist")
     build.main(out=out)
     return out
+
+
+@pytest.fixture(scope="session")
+def otter_on_samples(dist, tmp_path_factory) -> dict:
+    """The bundled samples, each graded once by real ``otter run`` with the built autograder zip:
+    {sample path: otter's results.json}. Both the outcome check (test_otter_parity) and the
+    per-question parity with the engine (grade/test_parity) read these."""
+    from attnlab import samples
+    from otter_runs import otter_results_of
+
+    return otter_results_of(dist / "autograder.zip", samples.bundled(), tmp_path_factory.mktemp("otter-samples"))

@@ -3,11 +3,8 @@
 cannot lend references: with isolation on, a caller of a failing function scores more under
 ``attnlab grade``, by design; ``test_dependencies.py`` checks that)."""
 
-import json
 import shutil
 import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -16,8 +13,7 @@ from attnlab import paths
 from attnlab.grade import calls, main
 
 from known_outcomes import ENGINE
-
-OTTER = Path(sys.executable).with_name("otter")
+from otter_runs import OTTER, otter_results_of, question_scores
 
 
 def build_zip(tests: Path, support: Path | None, dest: Path) -> Path:
@@ -34,25 +30,10 @@ def build_zip(tests: Path, support: Path | None, dest: Path) -> Path:
     return zip_path
 
 
-def otter_scores(zip_path: Path, submission: Path, work: Path) -> dict[str, float]:
-    out = work / submission.stem
-    out.mkdir()
-    subprocess.run(
-        [str(OTTER), "run", "-a", str(zip_path), str(submission), "-o", str(out)],
-        cwd=work,
-        check=True,
-        capture_output=True,
-    )
-    tests = json.loads((out / "results.json").read_text())["tests"]
-    return {t["name"]: float(t["score"]) for t in tests if "max_score" in t}
-
-
-def compare(tests: Path, support: Path | None, submissions: list[Path], tmp: Path) -> None:
-    zip_path = build_zip(tests, support, tmp)
-    work = tmp / "otter"
-    work.mkdir()
-    with ThreadPoolExecutor(2) as pool:
-        theirs = dict(zip(submissions, pool.map(lambda s: otter_scores(zip_path, s, work), submissions)))
+def compare(tests: Path, support: Path | None, theirs: dict[Path, dict], tmp: Path) -> None:
+    """``attnlab grade`` of the submissions otter graded (``theirs``: otter's results.json for each)
+    with the course's isolation setting off, question by question."""
+    submissions = sorted(theirs)
     # the same tests with the course's setting off, as the autograder zip would carry it
     unisolated = shutil.copytree(tests, tmp / "unisolated" / "tests")
     calls.write(unisolated.parent / calls.FILE, {"calls": calls.for_tests(tests)["calls"], "isolate": False})
@@ -63,19 +44,17 @@ def compare(tests: Path, support: Path | None, submissions: list[Path], tmp: Pat
         ).graded
     }
     for sub in submissions:
-        assert {q: pytest.approx(v) for q, v in ours[sub.stem].items()} == theirs[sub], sub.name
+        expected = question_scores(theirs[sub])
+        assert {q: pytest.approx(v) for q, v in ours[sub.stem].items()} == expected, sub.name
 
 
 @pytest.mark.slow
-def test_do_the_shared_samples_score_as_under_otter(tmp_path):
-    compare(
-        paths.tests_dir(),
-        paths.autograder_dir() / "support",
-        sorted(paths.sample_submissions_dir().iterdir()),
-        tmp_path,
-    )
+def test_do_the_shared_samples_score_as_under_otter(otter_on_samples, tmp_path):
+    compare(paths.tests_dir(), paths.autograder_dir() / "support", otter_on_samples, tmp_path)
 
 
 @pytest.mark.slow
 def test_do_the_engine_fixtures_score_as_under_otter(tmp_path):
-    compare(ENGINE / "tests", None, sorted((ENGINE / "submissions").iterdir()), tmp_path)
+    zip_path = build_zip(ENGINE / "tests", None, tmp_path)
+    submissions = sorted((ENGINE / "submissions").iterdir())
+    compare(ENGINE / "tests", None, otter_results_of(zip_path, submissions, tmp_path / "otter"), tmp_path)

@@ -1,0 +1,37 @@
+"""Real ``otter run -a autograder.zip`` on submissions, two at a time (this kind of machine has two
+cores and one otter run is mostly start-up): the reference against which the engine is compared."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+OTTER = Path(sys.executable).with_name("otter")
+
+
+def otter_results(zip_path: Path, submission: Path, work: Path) -> dict:
+    """otter's ``results.json`` for one submission, graded in a folder of its own under ``work``."""
+    out = work / f"otter-{submission.stem}"
+    out.mkdir(parents=True)
+    proc = subprocess.run(
+        [str(OTTER), "run", "-a", str(zip_path), "-o", str(out), str(submission)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    results = out / "results.json"
+    assert results.exists(), proc.stdout[-2000:] + proc.stderr[-2000:]
+    return json.loads(results.read_text())
+
+
+def otter_results_of(zip_path: Path, submissions: list[Path], work: Path) -> dict[Path, dict]:
+    with ThreadPoolExecutor(2) as pool:
+        return dict(zip(submissions, pool.map(lambda s: otter_results(zip_path, s, work), submissions)))
+
+
+def question_scores(results: dict) -> dict[str, float]:
+    """Points per question from otter's results (its rows that carry points)."""
+    return {t["name"]: float(t["score"]) for t in results["tests"] if "max_score" in t}
