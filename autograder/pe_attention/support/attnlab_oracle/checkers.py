@@ -113,6 +113,8 @@ def battery(kind):
         (rows["offsets 1e-3"], None, {}),
         (rows["first row offset"], None, {}),
         (attn["self-attention + PE"], None, {}),
+        # equivariant under the reversal only: a checker that tries just the reversal says True
+        (rows["palindromic offsets"], None, {}),
     ]
     if kind == EQUIVARIANT:
         return common + [(rows["small offsets"], None, {"atol": 1e-2}), (attn["self-attention"], cycles, {})]
@@ -128,7 +130,19 @@ def battery(kind):
 
 
 def _simulate(
-    kind, f, X, perms, atol=1e-8, *, target=None, reduce=all, compare="allclose", tol=None, inverse=False, default=None
+    kind,
+    f,
+    X,
+    perms,
+    atol=1e-8,
+    *,
+    target=None,
+    reduce=all,
+    compare="allclose",
+    tol=None,
+    inverse=False,
+    default=None,
+    atol_as_rtol=False,
 ):
     """A checker with one knob turned: what it answers for f, X, perms, atol. The answers reach
     ``reduce`` one permutation at a time, so all() stops at the first that fails."""
@@ -159,6 +173,12 @@ def _simulate(
             return bool(np.allclose(a[np.lexsort(a.T[::-1])], b[np.lexsort(b.T[::-1])], atol=atol))
         if compare == "sorted columns":
             return bool(np.allclose(np.sort(fPX, axis=0), np.sort(want, axis=0), atol=atol))
+        if compare == "sorted entries":
+            return bool(np.allclose(np.sort(fPX, axis=None), np.sort(want, axis=None), atol=atol))
+        if compare == "first row":
+            return bool(np.allclose(fPX[:1], want[:1], atol=atol))
+        if atol_as_rtol:  # np.allclose(a, b, atol): the third argument is rtol
+            return bool(np.allclose(fPX, want, rtol=atol))
         return bool(np.allclose(fPX, want, atol=atol, rtol=1e-9))
 
     return reduce(answer(p) for p in perms)
@@ -187,23 +207,44 @@ def simulations(kind):
         ),
         "comparing sorted rows or row multisets": (
             f"f(P X) must equal {compare_to} row for row, in order",
-            [dict(compare="sorted"), dict(compare="sorted columns"), dict(compare="sorted", tol=1e-8)],
+            [
+                dict(compare="sorted"),
+                dict(compare="sorted columns"),
+                dict(compare="sorted", tol=1e-8),
+                dict(compare="sorted entries"),
+            ],
+        ),
+        "comparing the first row only": (
+            f"every row of f(P X) must be close to {compare_to}, not just the first",
+            [dict(compare="first row")],
         ),
         "comparing sums of the outputs": (
             f"equal sums do not make equal arrays: compare f(P X) with {compare_to} entry by entry",
             [dict(compare="sums")],
         ),
         "atol ignored": (
-            "compare with the `atol` you are given (np.allclose(..., atol=atol)), not a tolerance of your own",
-            [dict(tol=1e-8), dict(tol=1e-5), dict(tol=1.0, given_only=True)],
+            "compare with the `atol` you are given, by name (np.allclose(a, b, atol=atol): a third positional "
+            "argument is rtol), not a tolerance of your own",
+            [dict(tol=1e-8), dict(tol=1e-5), dict(tol=1.0, given_only=True), dict(atol_as_rtol=True)],
         ),
-        SINGLE: (SINGLE_WHY.format(kind=kind), [dict(default=lambda n: [(1, 0) + tuple(range(2, n))])]),
+        SINGLE: (
+            SINGLE_WHY.format(kind=kind),
+            [
+                dict(default=lambda n: [(1, 0) + tuple(range(2, n))]),
+                dict(default=lambda n: [tuple(range(n))[::-1]], reversal=True),
+            ],
+        ),
         "too few default permutations": (
             "with perms=None, try permutations that move every row (e.g. every adjacent swap and a full "
             "cycle), not only the first few of itertools.permutations, which all keep row 0 in place",
             [dict(default=lambda n: list(itertools.islice(itertools.permutations(range(n)), 1, 24)))],
         ),
     }
+    if kind == INVARIANT:
+        # the invariance battery cannot tell these two from a right checker: leave them out there
+        for name, drop in (("atol ignored", "atol_as_rtol"), (SINGLE, "reversal")):
+            why, knobs = sims[name]
+            sims[name] = (why, [k for k in knobs if not k.get(drop)])
     if kind == EQUIVARIANT:
         sims["the inverse permutation"] = (
             "P X has row X[p[i]] at position i, so compare f(X[p]) with f(X)[p]; a 3-cycle is not its own inverse",
@@ -238,6 +279,7 @@ def _answers(kind, questions, knob):
     perms=None)."""
     knob = dict(knob)
     given_only = knob.pop("given_only", False)
+    knob.pop("reversal", None)
     with np.errstate(all="ignore"):
         return [
             None

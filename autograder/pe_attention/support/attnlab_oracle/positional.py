@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+from .mistakes import Mistake, family, variants
+
 __all__ = ["pe_rows", "pe", "pe_variants", "shift_matrix", "shift_variants"]
 
 
@@ -24,48 +26,80 @@ def pe(seq_len, d_model, base=10000.0):
     return pe_rows(range(seq_len), d_model, base)
 
 
-def _pe_halves(seq_len, d_model, base):
-    half = (d_model + 1) // 2
-    out = np.zeros((seq_len, d_model))
-    for pos in range(seq_len):
-        for i in range(half):
-            out[pos, i] = math.sin(pos / base ** (2 * i / d_model))
-        for i in range(d_model - half):
-            out[pos, half + i] = math.cos(pos / base ** (2 * i / d_model))
-    return out
+INTERLEAVE = "columns 2i and 2i+1 hold the sin and cos of the same angle, side by side"
+BASE_IGNORED = Mistake("base ignored (10000 used)", "use the `base` argument", dict(base_used=10000.0))
+
+PE_MISTAKES = [
+    Mistake("concatenated [sin | cos] halves", INTERLEAVE, dict(layout="sin|cos halves")),
+    Mistake("concatenated [cos | sin] halves", INTERLEAVE + ", sine first", dict(layout="cos|sin halves")),
+    Mistake("sin and cos swapped", "even columns are sines, odd columns cosines", dict(layout="cos sin")),
+    Mistake(
+        "exponent i/d_model instead of 2i/d_model",
+        "pair i uses base**(2i/d_model) in the denominator",
+        dict(exponent="i/d"),
+    ),
+    Mistake(
+        "exponent j/d_model with the column index j",
+        "both columns of pair i share the exponent 2i/d_model",
+        dict(exponent="j/d"),
+    ),
+    Mistake(
+        "positions multiplied by base**(2i/d_model)",
+        "the angle is pos / base**(2i/d_model): pair 0 is the fastest and the frequency falls with i",
+        dict(divide=False),
+    ),
+    Mistake("positions counted from 1", "the first row is position 0", dict(first_pos=1)),
+    BASE_IGNORED,
+]
+
+
+@family("sinusoidal_pe", PE_MISTAKES)
+def pe_family(
+    seq_len, d_model, base=10000.0, *, layout="sin cos", exponent="2i/d", divide=True, first_pos=0, base_used=None
+):
+    """The encoding with its mistakes as parameters (numpy; the defaults give ``pe``)."""
+    b = base if base_used is None else base_used
+    j = np.arange(d_model)
+    if layout.endswith("halves"):
+        half = (d_model + 1) // 2
+        pair, first = np.where(j < half, j, j - half), j < half
+    else:
+        pair, first = j // 2, j % 2 == 0
+    e = {"2i/d": 2 * pair, "i/d": pair, "j/d": j}[exponent] / d_model
+    pos = np.arange(seq_len)[:, None] + first_pos
+    angles = pos / b**e if divide else pos * b**e
+    sin_first = layout in ("sin cos", "sin|cos halves")
+    return np.where(first == sin_first, np.sin(angles), np.cos(angles)).reshape(seq_len, d_model)
 
 
 def pe_variants(seq_len, d_model, base=10000.0):
     """Known wrong versions of ``sinusoidal_pe``: (name, explanation, array)."""
-    interleave = "columns 2i and 2i+1 hold the sin and cos of the same angle, side by side"
-    variants = [
-        ("concatenated [sin | cos] halves", interleave, _pe_halves(seq_len, d_model, base)),
-        (
-            "exponent i/d_model instead of 2i/d_model",
-            "pair i uses base**(2i/d_model) in the denominator",
-            pe_rows(range(seq_len), d_model, base, exponent=lambda j, d: (j // 2) / d),
-        ),
-        (
-            "exponent j/d_model with the column index j",
-            "both columns of pair i share the exponent 2i/d_model",
-            pe_rows(range(seq_len), d_model, base, exponent=lambda j, d: j / d),
-        ),
-        (
-            "sin and cos swapped",
-            "even columns are sines, odd columns cosines",
-            pe_rows(range(seq_len), d_model, base, swap=True),
-        ),
-        (
-            "positions counted from 1",
-            "the first row is position 0",
-            pe_rows(range(seq_len), d_model, base, first_pos=1),
-        ),
-    ]
-    if base != 10000.0:
-        variants.append(
-            ("base ignored (10000 used)", "use the `base` argument", pe_rows(range(seq_len), d_model, 10000.0))
-        )
-    return variants
+    return variants(pe_family, PE_MISTAKES, seq_len, d_model, base)
+
+
+SHIFT_MISTAKES = [
+    Mistake(
+        "the transposed rotation block",
+        "[[cos, -sin], [sin, cos]] shifts by -k; row 2i must be [cos kw, sin kw]",
+        dict(transposed=True),
+    ),
+    Mistake(
+        "w_i = 1/base**(i/d_model)",
+        "pair i turns with w_i = 1 / base**(2i/d_model), the frequency of columns 2i and 2i+1 of PE",
+        dict(exponent="i/d"),
+    ),
+    Mistake(
+        "w_i = 1/base**((2i+1)/d_model)",
+        "both columns of pair i share the frequency w_i = 1 / base**(2i/d_model)",
+        dict(exponent="(2i+1)/d"),
+    ),
+    Mistake(
+        "w_i = base**(2i/d_model)",
+        "w_i = 1 / base**(2i/d_model): divide by the power, do not multiply",
+        dict(divide=False),
+    ),
+    BASE_IGNORED,
+]
 
 
 def shift_matrix(k, d_model, base=10000.0, *, transposed=False):
@@ -80,14 +114,20 @@ def shift_matrix(k, d_model, base=10000.0, *, transposed=False):
     return M
 
 
+@family("pe_shift_matrix", SHIFT_MISTAKES)
+def shift_family(k, d_model, base=10000.0, *, transposed=False, exponent="2i/d", divide=True, base_used=None):
+    """The shift matrix with its mistakes as parameters (numpy; the defaults give ``shift_matrix``)."""
+    if d_model % 2:
+        raise ValueError("d_model must be even")
+    b = base if base_used is None else base_used
+    i = np.arange(d_model // 2)
+    e = {"2i/d": 2 * i, "i/d": i, "(2i+1)/d": 2 * i + 1}[exponent] / d_model
+    w = 1.0 / b**e if divide else b**e
+    c, s = np.cos(k * w), np.sin(k * w) * (-1.0 if transposed else 1.0)
+    M = np.zeros((d_model, d_model))
+    M[2 * i, 2 * i], M[2 * i, 2 * i + 1], M[2 * i + 1, 2 * i], M[2 * i + 1, 2 * i + 1] = c, s, -s, c
+    return M
+
+
 def shift_variants(k, d_model, base=10000.0):
-    variants = [
-        (
-            "the transposed rotation block",
-            "[[cos, -sin], [sin, cos]] shifts by -k; row 2i must be [cos kw, sin kw]",
-            shift_matrix(k, d_model, base, transposed=True),
-        )
-    ]
-    if base != 10000.0:
-        variants.append(("base ignored (10000 used)", "use the `base` argument", shift_matrix(k, d_model, 10000.0)))
-    return variants
+    return variants(shift_family, SHIFT_MISTAKES, k, d_model, base)
