@@ -1,0 +1,62 @@
+"""The oracle's families of mistakes, each submitted as a student's function.
+
+Every mistake the oracle knows comes from a parametrised version of its function's definition
+(``attnlab_oracle.mistakes``). Is each one, written as a student's function and graded by the hidden
+tests, named as itself or not at all, and never as another mistake? Is a correct function never
+named, and are the variants never built when nothing fails?
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from attnlab import paths, testfiles
+from attnlab.grade import messages
+from in_process import grade_env
+
+testfiles.load_dir(paths.tests_dir())  # puts the oracle package on the import path
+import attnlab_oracle as oracle  # noqa: E402
+from attnlab_oracle import mistakes  # noqa: E402
+
+CASES = [(name, m) for name, (_, ms) in sorted(mistakes.FAMILIES.items()) for m in ms]
+
+
+def _named(messages_: list[str]) -> set[str]:
+    return {label for m in messages_ if (label := messages.misconception(m))}
+
+
+def test_does_every_graded_function_with_values_have_a_family(test_files):
+    checkers = {"is_permutation_equivariant", "is_permutation_invariant", "add_positional_encoding"}
+    assert set(mistakes.FAMILIES) == {tf.name for tf in test_files} - checkers
+
+
+@pytest.mark.parametrize("name, mistake", CASES, ids=[f"{n}: {m.name}" for n, m in CASES])
+def test_is_a_mistake_named_as_itself_or_not_at_all(name, mistake, test_files, reference_env):
+    build, _ = mistakes.FAMILIES[name]
+    env = {**reference_env, name: mistakes.wrong_version(build, mistake)}
+    score, possible, failures = grade_env(env, [tf for tf in test_files if tf.name == name])[name]
+    assert score < possible, f"the tests do not catch {mistake.name!r}"
+    assert _named(failures) <= {mistake.name}, failures
+
+
+@pytest.mark.parametrize("name", sorted(mistakes.FAMILIES))
+def test_is_the_family_with_no_mistake_the_right_function_and_never_named(name, test_files, reference_env):
+    build, _ = mistakes.FAMILIES[name]
+    score, possible, failures = grade_env({**reference_env, name: build}, [tf for tf in test_files if tf.name == name])[
+        name
+    ]
+    assert (score, failures) == (possible, [])
+
+
+def test_are_the_variants_built_only_when_a_case_fails(test_files, reference_env, monkeypatch):
+    """A correct submission never pays for the mistakes: no variant builder runs while grading it."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a variant was built for a correct submission")
+
+    for attr in dir(oracle):
+        if attr.endswith("_variants"):
+            monkeypatch.setattr(oracle, attr, refuse)
+    monkeypatch.setattr(mistakes, "variants", refuse)
+    lost = {q: r for q, r in grade_env(dict(reference_env), test_files).items() if r[0] != r[1]}
+    assert not lost, lost
