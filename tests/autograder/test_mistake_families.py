@@ -8,6 +8,7 @@ named, and are the variants never built when nothing fails?
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from attnlab import paths, testfiles
@@ -26,7 +27,7 @@ def _named(messages_: list[str]) -> set[str]:
 
 
 def test_does_every_graded_function_with_values_have_a_family(test_files):
-    checkers = {"is_permutation_equivariant", "is_permutation_invariant", "add_positional_encoding"}
+    checkers = {"is_permutation_equivariant", "is_permutation_invariant"}
     assert set(mistakes.FAMILIES) == {tf.name for tf in test_files} - checkers
 
 
@@ -60,3 +61,34 @@ def test_are_the_variants_built_only_when_a_case_fails(test_files, reference_env
     monkeypatch.setattr(mistakes, "variants", refuse)
     lost = {q: r for q, r in grade_env(dict(reference_env), test_files).items() if r[0] != r[1]}
     assert not lost, lost
+
+
+def _simulated_checker(kind: str, knob: dict):
+    """A permutation checker with one of ``checkers.simulations``' knobs turned, as a student's function."""
+    knob = {k: v for k, v in knob.items() if k not in ("given_only", "reversal")}
+
+    def checker(f, X, perms=None, atol=1e-8):
+        return oracle.checkers._simulate(kind, f, np.asarray(X, dtype=np.float64), perms, atol, **knob)
+
+    checker.__name__ = f"is_permutation_{kind}"
+    return checker
+
+
+CHECKERS = [
+    (kind, name, k, knob)
+    for kind in ("equivariant", "invariant")
+    for name, (_, knobs) in oracle.checkers.simulations(kind).items()
+    for k, knob in enumerate(knobs)
+]
+
+
+@pytest.mark.parametrize("kind, name, k, knob", CHECKERS, ids=[f"{kind}: {name} #{k}" for kind, name, k, _ in CHECKERS])
+def test_is_a_simulated_checker_mistake_named_as_itself_or_not_at_all(kind, name, k, knob, test_files, reference_env):
+    question = f"is_permutation_{kind}"
+    env = {**reference_env, question: _simulated_checker(kind, knob)}
+    score, possible, failures = grade_env(env, [tf for tf in test_files if tf.name == question])[question]
+    if name is None:
+        assert (score, failures) == (possible, [])
+    else:
+        assert score < possible, f"the tests do not catch {name!r}"
+        assert _named(failures) <= {name}, failures

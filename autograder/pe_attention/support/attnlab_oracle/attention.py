@@ -93,6 +93,11 @@ SOFTMAX_MISTAKES = [
         dict(shift="min"),
     ),
     Mistake("the log-softmax", "return the weights exp(x - max) / sum, not their logarithms", dict(log=True)),
+    Mistake(
+        "a division by the maximum instead of the sum",
+        "divide each exp by the sum along `axis`, so that the weights sum to 1",
+        dict(total="max"),
+    ),
 ]
 
 
@@ -109,7 +114,10 @@ def softmax_family(x, axis=-1, *, fixed_axis=None, shift_axis=None, shift="max",
     else:
         top = {"max": np.max, "mean": np.mean, "min": np.min}[shift](x, axis=along, keepdims=True)
     e = np.exp(x - top)
-    norm = np.sum(e) if total == "all" else np.sum(e, axis=axis, keepdims=True)
+    if total == "all":
+        norm = np.sum(e)
+    else:
+        norm = (np.max if total == "max" else np.sum)(e, axis=axis, keepdims=True)
     return np.log(e / norm) if log else e / norm
 
 
@@ -385,18 +393,24 @@ SELF_ATTENTION_MISTAKES = [
             dict(scale="sqrt(n)"),
         ),
         ("V = X, W_V unused", "the values are V = X W_V", dict(values="X")),
+        ("K computed with W_Q", "the keys are K = X W_K", dict(keys="X W_Q")),
+        ("Q computed with W_K", "the queries are Q = X W_Q", dict(queries="X W_K")),
     ]
 )
 
 
 @family("self_attention", SELF_ATTENTION_MISTAKES)
-def self_attention_family(X, W_Q, W_K, W_V, mask=None, *, values="X W_V", scale="sqrt(d_k)", **knobs):
+def self_attention_family(
+    X, W_Q, W_K, W_V, mask=None, *, queries="X W_Q", keys="X W_K", values="X W_V", scale="sqrt(d_k)", **knobs
+):
     """Self-attention with its mistakes as parameters: the projections, then ``attention_family``."""
     X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
+    Q = X @ (W_K if queries == "X W_K" else W_Q)
+    K = X @ (W_Q if keys == "X W_Q" else W_K)
     V = X if values == "X" else X @ W_V
     if scale == "sqrt(d_model)":
         scale = math.sqrt(X.shape[1])
-    return attention_family(X @ W_Q, X @ W_K, V, mask, scale=scale, **knobs)
+    return attention_family(Q, K, V, mask, scale=scale, **knobs)
 
 
 def self_attention_variants(X, W_Q, W_K, W_V, mask=None):
@@ -473,6 +487,11 @@ MULTI_HEAD_MISTAKES = _mistakes(
         ),
         ("the mask ignored", "apply `mask` in every head", dict(mask_as="ignored")),
         (
+            "a single head over the full width",
+            "split the projections into num_heads heads, each with its own softmax, then concatenate them",
+            dict(one_head=True),
+        ),
+        (
             "an inverted mask",
             "True means may attend: block the entries where the mask is False",
             dict(mask_as="inverted"),
@@ -497,6 +516,7 @@ def multi_head_family(
     scale="sqrt(d_h)",
     merge="in order",
     project=True,
+    one_head=False,
     **knobs,
 ):
     """Multi-head attention with its mistakes as parameters (numpy; the defaults give
@@ -504,6 +524,8 @@ def multi_head_family(
     when each head calls scaled dot-product attention."""
     X, W_Q, W_K, W_V, W_O = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V, W_O))
     n = X.shape[0]
+    if one_head:
+        num_heads = 1
     widths = {"d_h": W_Q.shape[1] // num_heads, "d_v": W_V.shape[1] // num_heads, "d_model": X.shape[1] // num_heads}
     d_h, d_v = widths[qk_width], widths[v_width]
 

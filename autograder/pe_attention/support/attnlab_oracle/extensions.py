@@ -127,6 +127,11 @@ ALIBI_MISTAKES = [
     Mistake("i - j without the absolute value", "the bias uses the distance |i - j|", dict(distance="i - j")),
     Mistake("j - i without the absolute value", "the bias uses the distance |i - j|", dict(distance="j - i")),
     Mistake(
+        "a bias for past keys only (0 for future keys)",
+        "the bias is -m_h |i - j| for every key, before and after i: use the absolute distance",
+        dict(distance="past only"),
+    ),
+    Mistake(
         "the head axis last",
         "the result has shape (num_heads, n, n): bias[h] is head h's (n, n) matrix",
         dict(heads_last=True),
@@ -147,7 +152,7 @@ def alibi_family(n, num_heads, *, slopes="2**(-8(h+1)/H)", sign=-1.0, distance="
         "reversed": lambda: 2.0 ** (-8.0 * (num_heads - h) / num_heads),
     }[slopes]()
     i, j = np.arange(n)[:, None], np.arange(n)[None, :]
-    dist = {"|i - j|": np.abs(i - j), "i - j": i - j, "j - i": j - i}[distance]
+    dist = {"|i - j|": np.abs(i - j), "i - j": i - j, "j - i": j - i, "past only": np.maximum(i - j, 0)}[distance]
     bias = sign * m[:, None, None] * dist
     return np.moveaxis(bias, 0, -1) if heads_last else bias
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from .mistakes import Mistake, family, variants
 
-__all__ = ["pe_rows", "pe", "pe_variants", "shift_matrix", "shift_variants"]
+__all__ = ["pe_rows", "pe", "pe_variants", "add_pe_variants", "shift_matrix", "shift_variants"]
 
 
 def pe_rows(positions, d_model, base=10000.0, *, exponent=lambda j, d: 2 * (j // 2) / d, first_pos=0, swap=False):
@@ -44,18 +44,43 @@ PE_MISTAKES = [
         dict(exponent="j/d"),
     ),
     Mistake(
+        "exponent 2j/d_model with the column index j",
+        "pair i (columns 2i and 2i+1) uses the exponent 2i/d_model: count pairs, not columns",
+        dict(exponent="2j/d"),
+    ),
+    Mistake(
         "positions multiplied by base**(2i/d_model)",
         "the angle is pos / base**(2i/d_model): pair 0 is the fastest and the frequency falls with i",
         dict(divide=False),
     ),
     Mistake("positions counted from 1", "the first row is position 0", dict(first_pos=1)),
+    Mistake(
+        "the table transposed",
+        "row pos is the encoding of position pos: the result has shape (seq_len, d_model)",
+        dict(transposed=True),
+    ),
+    Mistake(
+        "the last column of an odd d_model left at 0",
+        "with an odd d_model the last column is a sine of its own pair, sin(pos / base**((d_model-1)/d_model))",
+        dict(odd_last="zero"),
+    ),
     BASE_IGNORED,
 ]
 
 
 @family("sinusoidal_pe", PE_MISTAKES)
 def pe_family(
-    seq_len, d_model, base=10000.0, *, layout="sin cos", exponent="2i/d", divide=True, first_pos=0, base_used=None
+    seq_len,
+    d_model,
+    base=10000.0,
+    *,
+    layout="sin cos",
+    exponent="2i/d",
+    divide=True,
+    first_pos=0,
+    base_used=None,
+    transposed=False,
+    odd_last="sin",
 ):
     """The encoding with its mistakes as parameters (numpy; the defaults give ``pe``)."""
     b = base if base_used is None else base_used
@@ -65,16 +90,47 @@ def pe_family(
         pair, first = np.where(j < half, j, j - half), j < half
     else:
         pair, first = j // 2, j % 2 == 0
-    e = {"2i/d": 2 * pair, "i/d": pair, "j/d": j}[exponent] / d_model
+    e = {"2i/d": 2 * pair, "i/d": pair, "j/d": j, "2j/d": 2 * j}[exponent] / d_model
     pos = np.arange(seq_len)[:, None] + first_pos
     angles = pos / b**e if divide else pos * b**e
     sin_first = layout in ("sin cos", "sin|cos halves")
-    return np.where(first == sin_first, np.sin(angles), np.cos(angles)).reshape(seq_len, d_model)
+    out = np.where(first == sin_first, np.sin(angles), np.cos(angles)).reshape(seq_len, d_model)
+    if odd_last == "zero" and d_model % 2:
+        out[:, -1] = 0.0
+    return out.T if transposed else out
 
 
 def pe_variants(seq_len, d_model, base=10000.0):
     """Known wrong versions of ``sinusoidal_pe``: (name, explanation, array)."""
     return variants(pe_family, PE_MISTAKES, seq_len, d_model, base)
+
+
+ADD_PE_MISTAKES = [Mistake(f"E + {m.name}", m.why, m.knobs) for m in PE_MISTAKES if "transposed" not in m.knobs] + [
+    Mistake("PE without E", "return E + PE, not PE alone", dict(combine="PE")),
+    Mistake(
+        "E scaled by sqrt(d) before adding PE", "add the encoding to E as it is: X = E + PE", dict(combine="sqrt(d) E")
+    ),
+    Mistake(
+        "[E | PE] concatenated",
+        "add PE to E entry by entry: the result has E's shape",
+        dict(combine="concatenate"),
+    ),
+    Mistake("E - PE", "add the encoding: X = E + PE", dict(combine="subtract")),
+]
+
+
+@family("add_positional_encoding", ADD_PE_MISTAKES)
+def add_pe_family(E, base=10000.0, *, combine="add", **knobs):
+    """E + PE with its mistakes as parameters: how the two meet, or any mistake of the encoding."""
+    E = np.asarray(E, dtype=np.float64)
+    PE = pe_family(*E.shape, base, **knobs)
+    if combine == "concatenate":
+        return np.concatenate([E, PE], axis=1)
+    return {"add": E + PE, "PE": PE, "sqrt(d) E": math.sqrt(E.shape[1]) * E + PE, "subtract": E - PE}[combine]
+
+
+def add_pe_variants(E, base=10000.0):
+    return variants(add_pe_family, ADD_PE_MISTAKES, E, base)
 
 
 SHIFT_MISTAKES = [
@@ -92,6 +148,16 @@ SHIFT_MISTAKES = [
         "w_i = 1/base**((2i+1)/d_model)",
         "both columns of pair i share the frequency w_i = 1 / base**(2i/d_model)",
         dict(exponent="(2i+1)/d"),
+    ),
+    Mistake(
+        "k ignored (a shift by 1)",
+        "the angles are k * w_i: the matrix shifts by k positions",
+        dict(k_used=1),
+    ),
+    Mistake(
+        "blocks on the pairs (i, i + d_model/2)",
+        "PE interleaves its pairs: block i acts on columns 2i and 2i+1",
+        dict(layout="halves"),
     ),
     Mistake(
         "w_i = base**(2i/d_model)",
@@ -115,7 +181,18 @@ def shift_matrix(k, d_model, base=10000.0, *, transposed=False):
 
 
 @family("pe_shift_matrix", SHIFT_MISTAKES)
-def shift_family(k, d_model, base=10000.0, *, transposed=False, exponent="2i/d", divide=True, base_used=None):
+def shift_family(
+    k,
+    d_model,
+    base=10000.0,
+    *,
+    transposed=False,
+    exponent="2i/d",
+    divide=True,
+    base_used=None,
+    k_used=None,
+    layout="pairs",
+):
     """The shift matrix with its mistakes as parameters (numpy; the defaults give ``shift_matrix``)."""
     if d_model % 2:
         raise ValueError("d_model must be even")
@@ -123,9 +200,11 @@ def shift_family(k, d_model, base=10000.0, *, transposed=False, exponent="2i/d",
     i = np.arange(d_model // 2)
     e = {"2i/d": 2 * i, "i/d": i, "(2i+1)/d": 2 * i + 1}[exponent] / d_model
     w = 1.0 / b**e if divide else b**e
+    k = k if k_used is None else k_used
     c, s = np.cos(k * w), np.sin(k * w) * (-1.0 if transposed else 1.0)
+    a, b = (i, i + d_model // 2) if layout == "halves" else (2 * i, 2 * i + 1)
     M = np.zeros((d_model, d_model))
-    M[2 * i, 2 * i], M[2 * i, 2 * i + 1], M[2 * i + 1, 2 * i], M[2 * i + 1, 2 * i + 1] = c, s, -s, c
+    M[a, a], M[a, b], M[b, a], M[b, b] = c, s, -s, c
     return M
 
 
