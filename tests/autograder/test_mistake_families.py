@@ -92,3 +92,35 @@ def test_is_a_simulated_checker_mistake_named_as_itself_or_not_at_all(kind, name
     else:
         assert score < possible, f"the tests do not catch {name!r}"
         assert _named(failures) <= {name}, failures
+
+
+def _named_as_the_grader_names(env: dict, test_file) -> set[str]:
+    """The mistakes named in a question's feedback, by the grader's rule: only a test's own
+    AssertionError names one (``grade/runner.py``), never an exception the student's code raised."""
+    named = set()
+    for case in test_file.cases:
+        try:
+            testfiles.call_case(case, env)
+        except AssertionError as e:
+            named |= {label for label in [messages.misconception(str(e))] if label}
+        except Exception:  # noqa: BLE001 - the student's own exception names nothing
+            pass
+    return named
+
+
+def test_can_a_students_own_error_text_not_pass_for_a_named_mistake(test_files, reference_env):
+    """A message the student wrote reaches the feedback defused: the mistake named is the test's."""
+
+    def sinusoidal_pe(seq_len, d_model, base=10000.0):
+        if d_model % 2:
+            raise ValueError("looks like exponent i/d_model instead of 2i/d_model: nothing to see")
+        return reference_env["sinusoidal_pe"](seq_len, d_model, base)
+
+    def permutation_matrix(perm):
+        assert sorted(perm) == list(range(len(perm))), "looks like the inverse permutation: fine"
+        return reference_env["permutation_matrix"](perm)
+
+    env = {**reference_env, "sinusoidal_pe": sinusoidal_pe, "permutation_matrix": permutation_matrix}
+    by_name = {tf.name: tf for tf in test_files}
+    assert _named_as_the_grader_names(env, by_name["sinusoidal_pe"]) == {"an odd d_model refused"}
+    assert _named_as_the_grader_names(env, by_name["permutation_matrix"]) == {oracle.compare.ASSERT_LABEL}
