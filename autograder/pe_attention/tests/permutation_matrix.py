@@ -41,4 +41,4 @@ def test_rejects_what_is_not_a_permutation(permutation_matrix):
     for perm in ([0, 0, 1], [1, 2, 3], [0, 2, 2, 1]):
         oracle.assert_raises(ValueError, permutation_matrix, perm,
                              why="every index 0..n-1 must appear exactly once, or P would drop or repeat rows",
-                             returned=mistake)
+                             mistake=mistake)

@@ -92,6 +92,11 @@ SOFTMAX_MISTAKES = [
         "exp(x - min) overflows where the row is wide: subtract the row's maximum",
         dict(shift="min"),
     ),
+    Mistake(
+        "the maximum subtracted in the numerator only",
+        "subtract the maximum inside both exps, exp(x - max) / sum(exp(x - max)), or the sum overflows",
+        dict(shift_sum=False),
+    ),
     Mistake("the log-softmax", "return the weights exp(x - max) / sum, not their logarithms", dict(log=True)),
     Mistake(
         "a division by the maximum instead of the sum",
@@ -102,7 +107,9 @@ SOFTMAX_MISTAKES = [
 
 
 @family("softmax", SOFTMAX_MISTAKES)
-def softmax_family(x, axis=-1, *, fixed_axis=None, shift_axis=None, shift="max", total="axis", log=False):
+def softmax_family(
+    x, axis=-1, *, fixed_axis=None, shift_axis=None, shift="max", total="axis", log=False, shift_sum=True
+):
     """Softmax with its mistakes as parameters (numpy; the defaults give ``softmax``)."""
     x = np.asarray(x, dtype=np.float64)
     axis = axis if fixed_axis is None else fixed_axis
@@ -114,10 +121,11 @@ def softmax_family(x, axis=-1, *, fixed_axis=None, shift_axis=None, shift="max",
     else:
         top = {"max": np.max, "mean": np.mean, "min": np.min}[shift](x, axis=along, keepdims=True)
     e = np.exp(x - top)
+    summed = e if shift_sum else np.exp(x)
     if total == "all":
-        norm = np.sum(e)
+        norm = np.sum(summed)
     else:
-        norm = (np.max if total == "max" else np.sum)(e, axis=axis, keepdims=True)
+        norm = (np.max if total == "max" else np.sum)(summed, axis=axis, keepdims=True)
     return np.log(e / norm) if log else e / norm
 
 
@@ -138,6 +146,11 @@ CAUSAL_MISTAKES = [
     ),
     Mistake("a strict causal mask", "a token may attend to itself: the diagonal is True", dict(offset=-1)),
     Mistake(
+        "the diagonal only",
+        "query i may attend to every key j <= i, its own position and all earlier ones",
+        dict(orientation="diagonal"),
+    ),
+    Mistake(
         "a mask one step ahead",
         "query i may attend to keys j <= i; np.tril(..., k=1) also lets it see key i + 1",
         dict(offset=1),
@@ -155,7 +168,7 @@ CAUSAL_MISTAKES = [
 def causal_mask_family(n, *, orientation="tril", offset=0, meaning="may attend"):
     """The causal mask with its mistakes as parameters (the defaults give ``causal_mask``)."""
     i, j = np.arange(n)[:, None], np.arange(n)[None, :]
-    allowed = (j - i <= offset) if orientation == "tril" else (i - j <= offset)
+    allowed = {"tril": j - i <= offset, "triu": i - j <= offset, "diagonal": i == j}[orientation]
     return allowed if meaning == "may attend" else ~allowed
 
 
@@ -395,13 +408,29 @@ SELF_ATTENTION_MISTAKES = [
         ("V = X, W_V unused", "the values are V = X W_V", dict(values="X")),
         ("K computed with W_Q", "the keys are K = X W_K", dict(keys="X W_Q")),
         ("Q computed with W_K", "the queries are Q = X W_Q", dict(queries="X W_K")),
+        (
+            "a residual X added to Z",
+            "self-attention returns Z = A V; the residual belongs to a later layer",
+            dict(residual=True),
+        ),
     ]
 )
 
 
 @family("self_attention", SELF_ATTENTION_MISTAKES)
 def self_attention_family(
-    X, W_Q, W_K, W_V, mask=None, *, queries="X W_Q", keys="X W_K", values="X W_V", scale="sqrt(d_k)", **knobs
+    X,
+    W_Q,
+    W_K,
+    W_V,
+    mask=None,
+    *,
+    queries="X W_Q",
+    keys="X W_K",
+    values="X W_V",
+    scale="sqrt(d_k)",
+    residual=False,
+    **knobs,
 ):
     """Self-attention with its mistakes as parameters: the projections, then ``attention_family``."""
     X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
@@ -410,7 +439,10 @@ def self_attention_family(
     V = X if values == "X" else X @ W_V
     if scale == "sqrt(d_model)":
         scale = math.sqrt(X.shape[1])
-    return attention_family(Q, K, V, mask, scale=scale, **knobs)
+    Z, A = attention_family(Q, K, V, mask, scale=scale, **knobs)
+    if residual and Z.shape != X.shape:
+        raise ValueError("no residual without X's width")
+    return (Z + X if residual else Z), A
 
 
 def self_attention_variants(X, W_Q, W_K, W_V, mask=None):

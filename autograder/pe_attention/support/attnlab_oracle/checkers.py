@@ -120,9 +120,17 @@ def battery(kind):
         # the second permutation passes, the first moves the changed row 0: any() says True, a
         # checker that compares only the first row False
         (rows["first row offset"], two, {}),
+        # the output's shape changes with the order: a checker that compares only shapes says False
+        (rows["rows through largest"], None, {}),
     ]
+    # the first given permutation passes and the second fails in the first row: a checker that tries only
+    # the first says True, one that compares only the first row False
     if kind == EQUIVARIANT:
-        return common + [(rows["small offsets"], None, {"atol": 1e-2}), (attn["self-attention"], cycles, {})]
+        return common + [
+            (rows["small offsets"], None, {"atol": 1e-2}),
+            (attn["self-attention"], cycles, {}),
+            (rows["first row offset"], [(0, 1, 3, 2, 4), (1, 0, 2, 3, 4)], {}),
+        ]
     return common + [
         (rows["weighted sum 1e-4"], None, {"atol": 1e-2}),
         (rows["weighted sum 1e-4"], None, {}),
@@ -131,6 +139,9 @@ def battery(kind):
         (attn["pooled self-attention + PE"], None, {}),
         (rows["first two summed"], None, {}),
         (rows["first row and rest sum"], None, {}),
+        (rows["first two summed"], [(1, 0, 2, 3, 4), (2, 1, 0, 3, 4)], {}),
+        # the other way round: any() says True, a checker that tries only the first given False
+        (rows["first two summed"], [(0, 1, 3, 2, 4), (1, 0, 2, 3, 4)], {}),
     ]
 
 
@@ -148,6 +159,7 @@ def _simulate(
     inverse=False,
     default=None,
     atol_as_rtol=False,
+    first_given=False,
 ):
     """A checker with one knob turned: what it answers for f, X, perms, atol. The answers reach
     ``reduce`` one permutation at a time, so all() stops at the first that fails."""
@@ -155,6 +167,8 @@ def _simulate(
     n = len(X)
     if perms is None:
         perms = default(n) if default else probes.reorderings(n)
+    elif first_given:
+        perms = list(perms)[:1]
     atol = atol if tol is None else tol
     fX = np.asarray(f(X.copy()), dtype=np.float64)
 
@@ -180,6 +194,8 @@ def _simulate(
             return bool(np.allclose(np.sort(fPX, axis=0), np.sort(want, axis=0), atol=atol))
         if compare == "sorted entries":
             return bool(np.allclose(np.sort(fPX, axis=None), np.sort(want, axis=None), atol=atol))
+        if compare == "shape":
+            return True
         if compare == "first row":
             return bool(np.allclose(fPX[:1], want[:1], atol=atol))
         if atol_as_rtol:  # np.allclose(a, b, atol): the third argument is rtol
@@ -218,6 +234,14 @@ def simulations(kind):
                 dict(compare="sorted", tol=1e-8),
                 dict(compare="sorted entries"),
             ],
+        ),
+        "comparing only the shapes": (
+            f"equal shapes are not equal values: compare f(P X) with {compare_to} entry by entry, within atol",
+            [dict(compare="shape")],
+        ),
+        "only the first of the given permutations": (
+            "every permutation in perms must pass: loop over all of them",
+            [dict(first_given=True)],
         ),
         "comparing the first row only": (
             f"every row of f(P X) must be close to {compare_to}, not just the first",

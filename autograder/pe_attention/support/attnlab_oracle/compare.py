@@ -129,9 +129,10 @@ def call_as(shown, fn, *args, **kwargs):
 ASSERT_LABEL = "an assert instead of raising ValueError"
 
 
-def assert_raises(kind, fn, *args, why, returned=None, **kwargs):
+def assert_raises(kind, fn, *args, why, returned=None, mistake=None, **kwargs):
     """Fail unless ``fn(*args, **kwargs)`` raises ``kind`` (a subclass counts). ``returned``, a
-    (mistake, what to do) pair, names the mistake when the call returns instead."""
+    (mistake, what to do) pair, names the mistake when the call returns instead; ``mistake`` names
+    one the test has already diagnosed, whichever way this check fails."""
     shown = show_call(fn, args, kwargs)
     try:
         fn(*_copy(args), **_copy(kwargs))
@@ -140,10 +141,11 @@ def assert_raises(kind, fn, *args, why, returned=None, **kwargs):
     except Exception as e:  # the wrong kind of error is this check's failure
         if _from_engine(e):
             raise
-        named = ""
+        named = f" (looks like {mistake[0]}: {mistake[1]})" if mistake else ""
         if type(e) is AssertionError and kind is ValueError:
             named = f" (looks like {ASSERT_LABEL}: `assert` is for the programmer's own invariants)"
         raise AssertionError(f"{shown} raised {_raised(e)}; it should raise {kind.__name__}: {why}{named}") from None
+    returned = returned or mistake
     named = f" (it returned a result: looks like {returned[0]}: {returned[1]})" if returned else ""
     raise AssertionError(f"{shown} should raise {kind.__name__}: {why}{named}")
 

@@ -46,12 +46,26 @@ ROPE_MISTAKES = [
         dict(divide=False),
     ),
     Mistake("base ignored (10000 used)", "use the `base` argument", dict(base_used=10000.0)),
+    Mistake(
+        "the rotated pair written in swapped places",
+        "x'_2i = x_2i cos - x_2i+1 sin goes to column 2i, x'_2i+1 = x_2i sin + x_2i+1 cos to column 2i+1",
+        dict(swap_outputs=True),
+    ),
 ]
 
 
 @family("rope", ROPE_MISTAKES)
 def rope_family(
-    X, base=10000.0, *, layout="pairs", clockwise=False, first_pos=0, exponent="2i/d", divide=True, base_used=None
+    X,
+    base=10000.0,
+    *,
+    layout="pairs",
+    clockwise=False,
+    first_pos=0,
+    exponent="2i/d",
+    divide=True,
+    base_used=None,
+    swap_outputs=False,
 ):
     """RoPE with its mistakes as parameters (numpy; the defaults give ``rope``)."""
     X = np.asarray(X, dtype=np.float64)
@@ -66,8 +80,9 @@ def rope_family(
     c, s = np.cos(angles), np.sin(angles) * (-1.0 if clockwise else 1.0)
     first, second = (slice(0, d // 2), slice(d // 2, d)) if layout == "halves" else (slice(0, d, 2), slice(1, d, 2))
     out = np.empty_like(X)
-    out[:, first] = X[:, first] * c - X[:, second] * s
-    out[:, second] = X[:, first] * s + X[:, second] * c
+    to_first, to_second = (second, first) if swap_outputs else (first, second)
+    out[:, to_first] = X[:, first] * c - X[:, second] * s
+    out[:, to_second] = X[:, first] * s + X[:, second] * c
     return out
 
 
@@ -119,6 +134,11 @@ ALIBI_MISTAKES = [
         dict(slopes="over H+1"),
     ),
     Mistake(
+        "2**(-8/num_heads)**(h+1) without parentheses",
+        "** binds right to left: write (2**(-8/num_heads))**(h+1), or 2**(-8 (h+1) / num_heads)",
+        dict(slopes="precedence"),
+    ),
+    Mistake(
         "the slopes in reverse head order",
         _SLOPES + ": head 0 has the steepest slope, 2**(-8/num_heads)",
         dict(slopes="reversed"),
@@ -150,6 +170,7 @@ def alibi_family(n, num_heads, *, slopes="2**(-8(h+1)/H)", sign=-1.0, distance="
         "2**-(h+1)": lambda: 2.0 ** -(h + 1.0),
         "over H+1": lambda: 2.0 ** (-8.0 * (h + 1) / (num_heads + 1)),
         "reversed": lambda: 2.0 ** (-8.0 * (num_heads - h) / num_heads),
+        "precedence": lambda: 2.0 ** ((-8.0 / num_heads) ** (h + 1)),
     }[slopes]()
     i, j = np.arange(n)[:, None], np.arange(n)[None, :]
     dist = {"|i - j|": np.abs(i - j), "i - j": i - j, "j - i": j - i, "past only": np.maximum(i - j, 0)}[distance]

@@ -49,6 +49,16 @@ def rejection_mistake(raised):
             "a range check without a check for repeats",
             "an index that appears twice is in range too: check sorted(perm) == list(range(n))",
         )
+    if (
+        repeat is not None
+        and issubclass(repeat, ValueError)
+        and out_of_range is not None
+        and not issubclass(out_of_range, ValueError)
+    ):
+        return (
+            "a check for repeats without a range check",
+            "n distinct indices can still run past n - 1: check sorted(perm) == list(range(n))",
+        )
     if repeat is None and (out_of_range is None or not issubclass(out_of_range, ValueError)):
         return (
             "no check that perm is a permutation",

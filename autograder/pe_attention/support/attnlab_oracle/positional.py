@@ -49,6 +49,11 @@ PE_MISTAKES = [
         dict(exponent="2j/d"),
     ),
     Mistake(
+        "exponent i/(d_model // 2)",
+        "the exponent is 2i/d_model: with an odd d_model, d_model // 2 is not d_model / 2",
+        dict(exponent="i/(d//2)"),
+    ),
+    Mistake(
         "positions multiplied by base**(2i/d_model)",
         "the angle is pos / base**(2i/d_model): pair 0 is the fastest and the frequency falls with i",
         dict(divide=False),
@@ -90,7 +95,10 @@ def pe_family(
         pair, first = np.where(j < half, j, j - half), j < half
     else:
         pair, first = j // 2, j % 2 == 0
-    e = {"2i/d": 2 * pair, "i/d": pair, "j/d": j, "2j/d": 2 * j}[exponent] / d_model
+    if exponent == "i/(d//2)":
+        e = pair / max(d_model // 2, 1)
+    else:
+        e = {"2i/d": 2 * pair, "i/d": pair, "j/d": j, "2j/d": 2 * j}[exponent] / d_model
     pos = np.arange(seq_len)[:, None] + first_pos
     angles = pos / b**e if divide else pos * b**e
     sin_first = layout in ("sin cos", "sin|cos halves")
@@ -116,6 +124,11 @@ ADD_PE_MISTAKES = [Mistake(f"E + {m.name}", m.why, m.knobs) for m in PE_MISTAKES
         dict(combine="concatenate"),
     ),
     Mistake("E - PE", "add the encoding: X = E + PE", dict(combine="subtract")),
+    Mistake(
+        "sinusoidal_pe(d, n) transposed",
+        "E has n positions of width d: add sinusoidal_pe(n, d), seq_len first",
+        dict(combine="swapped arguments"),
+    ),
 ]
 
 
@@ -123,6 +136,8 @@ ADD_PE_MISTAKES = [Mistake(f"E + {m.name}", m.why, m.knobs) for m in PE_MISTAKES
 def add_pe_family(E, base=10000.0, *, combine="add", **knobs):
     """E + PE with its mistakes as parameters: how the two meet, or any mistake of the encoding."""
     E = np.asarray(E, dtype=np.float64)
+    if combine == "swapped arguments":
+        return E + pe_family(E.shape[1], E.shape[0], base, **knobs).T
     PE = pe_family(*E.shape, base, **knobs)
     if combine == "concatenate":
         return np.concatenate([E, PE], axis=1)
@@ -158,6 +173,11 @@ SHIFT_MISTAKES = [
         "blocks on the pairs (i, i + d_model/2)",
         "PE interleaves its pairs: block i acts on columns 2i and 2i+1",
         dict(layout="halves"),
+    ),
+    Mistake(
+        "w_i = 1/base**(4i/d_model) from the column index 2i",
+        "pair i (columns 2i and 2i+1) turns with w_i = 1 / base**(2i/d_model): count pairs, not columns",
+        dict(exponent="4i/d"),
     ),
     Mistake(
         "w_i = base**(2i/d_model)",
@@ -198,7 +218,7 @@ def shift_family(
         raise ValueError("d_model must be even")
     b = base if base_used is None else base_used
     i = np.arange(d_model // 2)
-    e = {"2i/d": 2 * i, "i/d": i, "(2i+1)/d": 2 * i + 1}[exponent] / d_model
+    e = {"2i/d": 2 * i, "i/d": i, "(2i+1)/d": 2 * i + 1, "4i/d": 4 * i}[exponent] / d_model
     w = 1.0 / b**e if divide else b**e
     k = k if k_used is None else k_used
     c, s = np.cos(k * w), np.sin(k * w) * (-1.0 if transposed else 1.0)
