@@ -122,5 +122,5 @@ def test_can_a_students_own_error_text_not_pass_for_a_named_mistake(test_files, 
 
     env = {**reference_env, "sinusoidal_pe": sinusoidal_pe, "permutation_matrix": permutation_matrix}
     by_name = {tf.name: tf for tf in test_files}
-    assert _named_as_the_grader_names(env, by_name["sinusoidal_pe"]) == {"an odd d_model refused"}
+    assert _named_as_the_grader_names(env, by_name["sinusoidal_pe"]) == {"an odd d_model not handled"}
     assert _named_as_the_grader_names(env, by_name["permutation_matrix"]) == {oracle.compare.ASSERT_LABEL}

@@ -36,7 +36,7 @@ def test_cycles(permutation_matrix):
 
 @test_case(points=1, hidden=True)
 def test_rejects_what_is_not_a_permutation(permutation_matrix):
-    raised = {tuple(perm): oracle.raised_by(permutation_matrix, perm) for perm in ([0, 0, 1], [1, 2, 3])}
+    raised = {tuple(perm): oracle.raised_by(permutation_matrix, perm) for perm in ([0, 0, 1], [1, 2, 3], [0, 1, 5])}
     mistake = oracle.rejection_mistake(raised)
     for perm in ([0, 0, 1], [1, 2, 3], [0, 2, 2, 1]):
         oracle.assert_raises(ValueError, permutation_matrix, perm,

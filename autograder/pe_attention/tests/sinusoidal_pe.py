@@ -40,7 +40,7 @@ def test_values(sinusoidal_pe):
 
 @test_case(points=1, hidden=True)
 def test_odd_d_model(sinusoidal_pe):
-    refused = {ValueError: ("an odd d_model refused", "an odd d_model works: its last column is a sine without a cosine partner")}
+    refused = {ValueError: ("an odd d_model not handled", "an odd d_model works: its last column is a sine without a cosine partner")}
     oracle.assert_close(oracle.call_refused(refused, sinusoidal_pe, 6, 7), oracle.pe(6, 7),
                         "sinusoidal_pe(6, 7) (odd d_model: the last column is a sine)", partial(oracle.pe_variants, 6, 7))
 

@@ -93,6 +93,11 @@ SOFTMAX_MISTAKES = [
         dict(shift="min"),
     ),
     Mistake(
+        "the maximum without keepdims=True",
+        "np.max(x, axis=axis, keepdims=True) keeps the reduced axis, so the maximum lines up with its own slice",
+        dict(keepdims=False),
+    ),
+    Mistake(
         "the maximum subtracted in the numerator only",
         "subtract the maximum inside both exps, exp(x - max) / sum(exp(x - max)), or the sum overflows",
         dict(shift_sum=False),
@@ -108,7 +113,16 @@ SOFTMAX_MISTAKES = [
 
 @family("softmax", SOFTMAX_MISTAKES)
 def softmax_family(
-    x, axis=-1, *, fixed_axis=None, shift_axis=None, shift="max", total="axis", log=False, shift_sum=True
+    x,
+    axis=-1,
+    *,
+    fixed_axis=None,
+    shift_axis=None,
+    shift="max",
+    total="axis",
+    log=False,
+    shift_sum=True,
+    keepdims=True,
 ):
     """Softmax with its mistakes as parameters (numpy; the defaults give ``softmax``)."""
     x = np.asarray(x, dtype=np.float64)
@@ -119,7 +133,7 @@ def softmax_family(
     elif shift == "global max":
         top = np.max(x)
     else:
-        top = {"max": np.max, "mean": np.mean, "min": np.min}[shift](x, axis=along, keepdims=True)
+        top = {"max": np.max, "mean": np.mean, "min": np.min}[shift](x, axis=along, keepdims=keepdims)
     e = np.exp(x - top)
     summed = e if shift_sum else np.exp(x)
     if total == "all":
@@ -146,6 +160,11 @@ CAUSAL_MISTAKES = [
     ),
     Mistake("a strict causal mask", "a token may attend to itself: the diagonal is True", dict(offset=-1)),
     Mistake(
+        "a mask that blocks nothing",
+        "query i may attend to keys j <= i only: the future (j > i) is False",
+        dict(orientation="none"),
+    ),
+    Mistake(
         "the diagonal only",
         "query i may attend to every key j <= i, its own position and all earlier ones",
         dict(orientation="diagonal"),
@@ -168,7 +187,7 @@ CAUSAL_MISTAKES = [
 def causal_mask_family(n, *, orientation="tril", offset=0, meaning="may attend"):
     """The causal mask with its mistakes as parameters (the defaults give ``causal_mask``)."""
     i, j = np.arange(n)[:, None], np.arange(n)[None, :]
-    allowed = {"tril": j - i <= offset, "triu": i - j <= offset, "diagonal": i == j}[orientation]
+    allowed = {"tril": j - i <= offset, "triu": i - j <= offset, "diagonal": i == j, "none": i + j >= 0}[orientation]
     return allowed if meaning == "may attend" else ~allowed
 
 
@@ -292,6 +311,11 @@ ATTENTION_MISTAKES = _mistakes(
             dict(scale_at="output"),
         ),
         (
+            "the weights divided by sqrt(d_k) after the softmax",
+            "the scale belongs inside the softmax: softmax(Q K^T / sqrt(d_k)); weights must sum to 1",
+            dict(scale_at="weights"),
+        ),
+        (
             "Q and K swapped",
             "scores are Q K^T (row i: query i against every key), not K Q^T; in self-attention Q = X W_Q and K = X W_K",
             dict(scores="K Q^T"),
@@ -363,6 +387,8 @@ def attention_family(
     w = _np_softmax(S, axis)
     if keep is not None and mask_at == "weights":
         w = w * keep
+    if scale_at == "weights":
+        w = w / scale
     out = (np.swapaxes(w, -1, -2) if output == "A^T V" else w) @ V
     return (out / scale if scale_at == "output" else out), w
 
@@ -513,6 +539,11 @@ MULTI_HEAD_MISTAKES = _mistakes(
             dict(qk_width="d_v"),
         ),
         (
+            "every head with head 0's query and key columns",
+            "head h takes columns h*d_h:(h+1)*d_h of W_Q and W_K, as it does of W_V",
+            dict(qk_head=0),
+        ),
+        (
             "the head width taken from d_model",
             "d_h = W_Q.shape[1] // num_heads, the projections' width, not X.shape[1] // num_heads",
             dict(qk_width="d_model"),
@@ -549,6 +580,7 @@ def multi_head_family(
     merge="in order",
     project=True,
     one_head=False,
+    qk_head=None,
     **knobs,
 ):
     """Multi-head attention with its mistakes as parameters (numpy; the defaults give
@@ -573,6 +605,8 @@ def multi_head_family(
 
     project_in = (lambda P: P) if split == "reshape" else (lambda W: X @ W)
     Qs, Ks, Vs = heads(W_Q, d_h), heads(W_K, d_h), heads(W_V, d_v)
+    if qk_head is not None:
+        Qs, Ks = [Qs[qk_head]] * num_heads, [Ks[qk_head]] * num_heads
     outs = []
     for q, k, v in zip(Qs, Ks, Vs):
         q, k, v = project_in(q), project_in(k), project_in(v)

@@ -324,6 +324,30 @@ def _dtype_mistake(value, got, expected, close, atol, rtol):
     return None
 
 
+def _structural(got, expected, atol, rtol):
+    """Mistakes read off the result's relation to the right one, whatever the function: the right
+    values transposed, or all off by one constant factor. Asked only when no known mistake fits."""
+    if got.shape == expected.shape[:-2] + expected.shape[-2:][::-1] and expected.ndim >= 2:
+        flipped = np.swapaxes(expected, -1, -2)
+        if not _close(flipped, expected, atol, rtol) and _close(got, flipped, atol, rtol):
+            yield (
+                "the result transposed",
+                "its last two axes are swapped: check the order of the matrix products and any .T",
+            )
+    if got.shape != expected.shape or not (np.isfinite(got).all() and np.isfinite(expected).all()):
+        return
+    big = np.abs(expected) > 1e-6 * max(float(np.max(np.abs(expected), initial=0.0)), 1e-300)
+    if big.sum() < 2:
+        return
+    factor = float(np.median(got[big] / expected[big]))
+    if abs(factor - 1) > 1e-3 and _close(got, factor * expected, atol, rtol):
+        yield (
+            "the result off by a constant factor",
+            f"every entry is {factor:.4g} times the right one: look for a scale or sign in the wrong place "
+            "(after a softmax, on the output) or applied twice",
+        )
+
+
 def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL):
     """Raise an AssertionError naming the mistake when ``value`` is not close to ``expected``.
 
@@ -345,6 +369,8 @@ def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL):
         # a wrong variant may overflow: nan where it overflows is part of what it looks like
         if _close(got, np.asarray(wrong, dtype=np.float64), atol, rtol, equal_nan=True):
             found.setdefault(name, why)
+    if not found:
+        found = dict(_structural(got, expected, atol, rtol))
     if len(found) == 1:
         ((name, why),) = found.items()
         raise AssertionError(f"{what} looks like {name}: {why}")

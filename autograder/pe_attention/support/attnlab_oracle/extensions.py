@@ -41,6 +41,11 @@ ROPE_MISTAKES = [
         dict(exponent="i/d"),
     ),
     Mistake(
+        "theta_i = base**(-(2i+1)/d)",
+        "pair i turns by m * base**(-2i/d): take the exponent from the pair's even column",
+        dict(exponent="(2i+1)/d"),
+    ),
+    Mistake(
         "angles multiplied by base**(2i/d)",
         "pair i turns by m * base**(-2i/d): the frequency falls with i",
         dict(divide=False),
@@ -74,7 +79,7 @@ def rope_family(
         raise ValueError("rope needs an even d")
     b = base if base_used is None else base_used
     i = np.arange(d // 2)
-    e = (2 * i if exponent == "2i/d" else i) / d
+    e = {"2i/d": 2 * i, "i/d": i, "(2i+1)/d": 2 * i + 1}[exponent] / d
     theta = b**-e if divide else b**e
     angles = (np.arange(n)[:, None] + first_pos) * theta
     c, s = np.cos(angles), np.sin(angles) * (-1.0 if clockwise else 1.0)
@@ -139,6 +144,12 @@ ALIBI_MISTAKES = [
         dict(slopes="precedence"),
     ),
     Mistake(
+        "slopes spaced linearly",
+        "the slopes form a geometric sequence, m_h = 2**(-8 (h+1) / num_heads): each is the previous one times "
+        "2**(-8/num_heads)",
+        dict(slopes="linear"),
+    ),
+    Mistake(
         "the slopes in reverse head order",
         _SLOPES + ": head 0 has the steepest slope, 2**(-8/num_heads)",
         dict(slopes="reversed"),
@@ -171,6 +182,7 @@ def alibi_family(n, num_heads, *, slopes="2**(-8(h+1)/H)", sign=-1.0, distance="
         "over H+1": lambda: 2.0 ** (-8.0 * (h + 1) / (num_heads + 1)),
         "reversed": lambda: 2.0 ** (-8.0 * (num_heads - h) / num_heads),
         "precedence": lambda: 2.0 ** ((-8.0 / num_heads) ** (h + 1)),
+        "linear": lambda: np.linspace(2.0 ** (-8.0 / num_heads), 2.0**-8, num_heads),
     }[slopes]()
     i, j = np.arange(n)[:, None], np.arange(n)[None, :]
     dist = {"|i - j|": np.abs(i - j), "i - j": i - j, "j - i": j - i, "past only": np.maximum(i - j, 0)}[distance]

@@ -42,8 +42,20 @@ def permutation_matrix_variants(perm):
 def rejection_mistake(raised):
     """What a permutation_matrix that raises ``raised[perm]`` (an exception type, or None where it
     returned) for these three non-permutations got wrong, when that is certain:
-    [0, 0, 1] repeats an index, [1, 2, 3] runs out of range, [0, 2, 2, 1] does both."""
+    [0, 0, 1] repeats an index, [1, 2, 3] runs out of range by one, [0, 1, 5] by more."""
     repeat, out_of_range = raised[(0, 0, 1)], raised[(1, 2, 3)]
+    far = raised.get((0, 1, 5))
+    if (
+        repeat is not None
+        and issubclass(repeat, ValueError)
+        and far is not None
+        and issubclass(far, ValueError)
+        and (out_of_range is None or not issubclass(out_of_range, ValueError))
+    ):
+        return (
+            "a range check that lets perm[i] == n through",
+            "the largest index is n - 1: check 0 <= p < n (or sorted(perm) == list(range(n)))",
+        )
     if repeat is None and out_of_range is not None and issubclass(out_of_range, ValueError):
         return (
             "a range check without a check for repeats",

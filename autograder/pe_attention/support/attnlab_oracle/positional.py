@@ -49,6 +49,11 @@ PE_MISTAKES = [
         dict(exponent="2j/d"),
     ),
     Mistake(
+        "pos / (base**(2i) / d_model)",
+        "the whole exponent is 2i/d_model: pos / base**(2i / d_model), with the parentheses around 2i / d_model",
+        dict(exponent="precedence"),
+    ),
+    Mistake(
         "exponent i/(d_model // 2)",
         "the exponent is 2i/d_model: with an odd d_model, d_model // 2 is not d_model / 2",
         dict(exponent="i/(d//2)"),
@@ -95,12 +100,15 @@ def pe_family(
         pair, first = np.where(j < half, j, j - half), j < half
     else:
         pair, first = j // 2, j % 2 == 0
-    if exponent == "i/(d//2)":
+    if exponent in ("i/(d//2)", "precedence"):
         e = pair / max(d_model // 2, 1)
     else:
         e = {"2i/d": 2 * pair, "i/d": pair, "j/d": j, "2j/d": 2 * j}[exponent] / d_model
     pos = np.arange(seq_len)[:, None] + first_pos
-    angles = pos / b**e if divide else pos * b**e
+    if exponent == "precedence":
+        angles = pos / (b ** (2.0 * pair) / d_model)
+    else:
+        angles = pos / b**e if divide else pos * b**e
     sin_first = layout in ("sin cos", "sin|cos halves")
     out = np.where(first == sin_first, np.sin(angles), np.cos(angles)).reshape(seq_len, d_model)
     if odd_last == "zero" and d_model % 2:
@@ -175,6 +183,11 @@ SHIFT_MISTAKES = [
         dict(layout="halves"),
     ),
     Mistake(
+        "a symmetric block [[cos, sin], [sin, cos]]",
+        "the block is a rotation: row 2i+1 is [-sin kw, cos kw]",
+        dict(lower_sign=1.0),
+    ),
+    Mistake(
         "w_i = 1/base**(4i/d_model) from the column index 2i",
         "pair i (columns 2i and 2i+1) turns with w_i = 1 / base**(2i/d_model): count pairs, not columns",
         dict(exponent="4i/d"),
@@ -212,6 +225,7 @@ def shift_family(
     base_used=None,
     k_used=None,
     layout="pairs",
+    lower_sign=-1.0,
 ):
     """The shift matrix with its mistakes as parameters (numpy; the defaults give ``shift_matrix``)."""
     if d_model % 2:
@@ -224,7 +238,7 @@ def shift_family(
     c, s = np.cos(k * w), np.sin(k * w) * (-1.0 if transposed else 1.0)
     a, b = (i, i + d_model // 2) if layout == "halves" else (2 * i, 2 * i + 1)
     M = np.zeros((d_model, d_model))
-    M[a, a], M[a, b], M[b, a], M[b, b] = c, s, -s, c
+    M[a, a], M[a, b], M[b, a], M[b, b] = c, s, lower_sign * s, c
     return M
 
 
