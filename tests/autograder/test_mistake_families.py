@@ -124,3 +124,16 @@ def test_can_a_students_own_error_text_not_pass_for_a_named_mistake(test_files, 
     by_name = {tf.name: tf for tf in test_files}
     assert _named_as_the_grader_names(env, by_name["sinusoidal_pe"]) == {"an odd d_model not handled"}
     assert _named_as_the_grader_names(env, by_name["permutation_matrix"]) == {oracle.compare.ASSERT_LABEL}
+
+
+def test_is_a_result_that_is_the_right_one_transposed_or_rescaled_named_whatever_the_function():
+    right = np.arange(1.0, 7.0).reshape(2, 3)
+    with pytest.raises(AssertionError, match="looks like the result transposed:"):
+        oracle.assert_close(right.T, right, "f(x)")
+    with pytest.raises(AssertionError, match="looks like the result off by a constant factor: every entry is -0.5 "):
+        oracle.assert_close(-0.5 * right, right, "f(x)")
+    # a symmetric result is its own transpose, and a factor must hold for every entry: nothing to name
+    for wrong, expected in [(np.eye(2) + 1, np.eye(2)), (right * [1.0, 2.0, 2.0], right)]:
+        with pytest.raises(AssertionError) as caught:
+            oracle.assert_close(wrong, expected, "f(x)")
+        assert messages.misconception(str(caught.value)) is None

@@ -34,6 +34,7 @@ __all__ = [
     "first_row_and_rest_sum",
     "weighted_row_sum",
     "rows_through_largest",
+    "total_through_largest",
     "Probe",
     "KnownAnswers",
     "reorderings",
@@ -141,6 +142,13 @@ def rows_through_largest(X):
     """The rows up to the one with the largest first entry: the output's shape depends on the order."""
     X = np.asarray(X, dtype=np.float64)
     return X[: int(np.argmax(X[:, 0])) + 1].copy()
+
+
+def total_through_largest(X):
+    """The total of X once per row up to the one with the largest first entry: outputs of one shape
+    are equal, but the shape changes when the rows move."""
+    X = np.asarray(X, dtype=np.float64)
+    return np.full(int(np.argmax(X[:, 0])) + 1, X.sum())
 
 
 def sum_first_two(X):
@@ -318,6 +326,13 @@ def _row_probes(n):
         "rows through largest": Probe(
             "the rows up to the one with the largest first entry (its shape changes when the rows move)",
             rows_through_largest,
+            False,
+            False,
+        ),
+        "total through largest": Probe(
+            "the total of X once per row up to the one with the largest first entry (equal for every order "
+            "that keeps its shape, but its shape changes when the rows move)",
+            total_through_largest,
             False,
             False,
         ),
