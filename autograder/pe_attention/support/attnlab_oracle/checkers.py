@@ -359,6 +359,29 @@ def _student(kind, checker, questions):
     return cached[1]
 
 
+_FAILING = {}  # (kind, a failing question) -> every simulation's answers to it: a test's data never change
+
+
+def _failing_answers(kind, extra):
+    """{mistake: [each simulated checker's answers to ``extra``]}, worked out once per question."""
+    key = None
+    if extra:
+        probe, X, perms, kwargs = extra[0]
+        X = np.asarray(X)
+        perms = None if perms is None else tuple(tuple(int(i) for i in p) for p in perms)
+        key = (kind, id(probe), X.dtype.str, X.shape, X.tobytes(), perms, tuple(sorted(kwargs.items())))
+    if key is None or key not in _FAILING:
+        answers = {
+            name: [_answers(kind, extra, knob) for knob in knobs] for name, (_, knobs) in simulations(kind).items()
+        }
+        if key is None:
+            return answers
+        if len(_FAILING) >= 256:
+            _FAILING.clear()
+        _FAILING[key] = (extra[0][0], answers)  # the probe is kept alive with its id
+    return _FAILING[key][1]
+
+
 def diagnose(kind, checker, failing=None):
     """``(mistake, why)`` when exactly one known wrong checker answers the battery (and ``failing``,
     a (probe, X, perms, kwargs) question the student's checker got wrong) as the student's does."""
@@ -368,10 +391,11 @@ def diagnose(kind, checker, failing=None):
     if failing is not None and not isinstance(failing[0].f, OnePermutationOnly):
         extra = [failing]
         student.append(_ask(checker, kind, *failing))
+    more = _failing_answers(kind, extra)
     matches = [
         (name, why)
         for name, (why, knobs) in simulations(kind).items()
-        if any(_agree(student, answers + _answers(kind, extra, knob)) for knob, answers in zip(knobs, simulated[name]))
+        if any(_agree(student, answers + more[name][k]) for k, answers in enumerate(simulated[name]))
     ]
     if len(matches) == 1 and matches[0][0] is not None:
         return matches[0]
