@@ -1,5 +1,7 @@
 OK_FORMAT = False
 
+from functools import partial
+
 import numpy as np
 from otter.test_files import test_case
 
@@ -26,18 +28,13 @@ def test_shape_and_dtype(add_positional_encoding):
 def test_values(add_positional_encoding):
     for n, d, seed in [(5, 8, 0), (9, 5, 1)]:
         E = _embeddings(n, d, seed)
-        expected = E + oracle.pe(n, d)
-        variants = [(f"E + {name}", why, E + wrong) for name, why, wrong in oracle.pe_variants(n, d)]
-        variants.append(("PE without E", "return E + PE, not PE alone", oracle.pe(n, d)))
-        oracle.assert_close(oracle.call(add_positional_encoding, E), expected,
-                            f"add_positional_encoding on a ({n}, {d}) input", variants)
+        oracle.assert_close(oracle.call(add_positional_encoding, E), E + oracle.pe(n, d),
+                            f"add_positional_encoding on a ({n}, {d}) input", partial(oracle.add_pe_variants, E))
 
 
 @test_case(points=1, hidden=True)
 def test_base_and_no_mutation(add_positional_encoding):
     E = _embeddings(6, 4, 2)
-    expected, ignored = E + oracle.pe(6, 4, 50.0), E + oracle.pe(6, 4)
-    oracle.assert_close(oracle.call(add_positional_encoding, E, base=50.0), expected,
-                        "add_positional_encoding(E, base=50.0)",
-                        [("base ignored (10000 used)", "pass `base` on to the encoding", ignored)])
+    oracle.assert_close(oracle.call(add_positional_encoding, E, base=50.0), E + oracle.pe(6, 4, 50.0),
+                        "add_positional_encoding(E, base=50.0)", partial(oracle.add_pe_variants, E, 50.0))
     oracle.assert_unchanged(add_positional_encoding, E, base=50.0)

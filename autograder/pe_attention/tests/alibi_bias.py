@@ -1,5 +1,7 @@
 OK_FORMAT = False
 
+from functools import partial
+
 import numpy as np
 from otter.test_files import test_case
 
@@ -24,5 +26,5 @@ def test_shape_diagonal_and_odd_head_count(alibi_bias):
 @test_case(points=2, hidden=True)
 def test_values(alibi_bias):
     for n, num_heads in [(5, 8), (4, 3), (1, 2), (3, 6)]:
-        expected, variants = oracle.alibi_bias(n, num_heads), oracle.alibi_variants(n, num_heads)
-        oracle.assert_close(oracle.call(alibi_bias, n, num_heads), expected, f"alibi_bias({n}, {num_heads})", variants)
+        oracle.assert_close(oracle.call(alibi_bias, n, num_heads), oracle.alibi_bias(n, num_heads),
+                            f"alibi_bias({n}, {num_heads})", partial(oracle.alibi_variants, n, num_heads))

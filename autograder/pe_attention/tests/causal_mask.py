@@ -1,5 +1,7 @@
 OK_FORMAT = False
 
+from functools import partial
+
 import numpy as np
 from otter.test_files import test_case
 
@@ -21,9 +23,12 @@ def test_shape_dtype_and_orientation(causal_mask):
 
 @test_case(points=2, hidden=True)
 def test_values(causal_mask):
-    for n in (1, 2, 5, 7):
-        expected, variants = oracle.causal_mask(n), oracle.causal_mask_variants(n)
+    # the largest first: on one or two tokens several mistakes give the same mask
+    for n in (7, 5, 2, 1):
         m = oracle.call(causal_mask, n)
         got = oracle.assert_shape(m, (n, n), f"causal_mask({n})")
+        kind = oracle.causal_mask_kind(m, n)
+        if kind:
+            raise AssertionError(f"causal_mask({n}) looks like {kind[0]}: {kind[1]}")
         assert np.asarray(m).dtype == np.bool_, f"causal_mask({n}) should be a boolean array, got {np.asarray(m).dtype}"
-        oracle.assert_close(got, expected, f"causal_mask({n})", variants)
+        oracle.assert_close(got, oracle.causal_mask(n), f"causal_mask({n})", partial(oracle.causal_mask_variants, n))

@@ -62,7 +62,7 @@ def test_functions_that_are_not_invariant(is_permutation_invariant):
     # a checker that always says False must not earn this case
     _expect(is_permutation_invariant, rows["mean"], X, True)
     for probe in (probes["self-attention"], rows["affine"], probes["pooled self-attention + PE"], rows["roll"],
-                  rows["rows through largest"], rows["offsets 0,0,1,.."]):
+                  rows["rows through largest"], rows["total through largest"], rows["offsets 0,0,1,.."]):
         _expect(is_permutation_invariant, probe, X, False)
 
 
@@ -83,6 +83,9 @@ def test_round_off_and_atol(is_permutation_invariant):
     _expect(is_permutation_invariant, rows["mean"], X, True, perms=[[1, 2, 0, 3, 4], [2, 0, 1, 3, 4], [4, 3, 2, 1, 0]])
     _expect(is_permutation_invariant, rows["weighted sum 1e-4"], X, True, atol=1e-2,
             hint="with atol=1e-2, differences below 1e-3 count as equal: pass atol on to your comparison")
+    _expect(is_permutation_invariant, rows["centred weighted sum 1e-4"], X, True, atol=1e-2,
+            hint="with atol=1e-2, differences below 1e-3 count as equal even where the result is near 0: "
+                 "pass atol on as the absolute tolerance")
     _expect(is_permutation_invariant, rows["weighted sum 1e-4"], X, False,
             hint="differences of about 1e-4 are far above the default atol=1e-8")
 

@@ -1,5 +1,7 @@
 OK_FORMAT = False
 
+from functools import partial
+
 import numpy as np
 from otter.test_files import test_case
 
@@ -25,9 +27,8 @@ def test_cycles(permutation_matrix):
     for perm in ([1, 2, 0], (2, 0, 1), np.array([3, 0, 4, 1, 2]), [0, 2, 1]):
         n = len(perm)
         what = f"permutation_matrix({[int(p) for p in perm]})"
-        expected, variants = oracle.permutation_matrix(perm), oracle.permutation_matrix_variants(perm)
         P = oracle.call(permutation_matrix, perm)
-        oracle.assert_close(P, expected, what, variants)
+        oracle.assert_close(P, oracle.permutation_matrix(perm), what, partial(oracle.permutation_matrix_variants, perm))
         oracle.assert_close(oracle.as_array(P, what) @ X[:n], X[:n][list(perm)],
                             f"{what} @ X (row i must be X[perm[i]])")
     oracle.assert_unchanged(permutation_matrix, np.array([3, 0, 4, 1, 2]))
@@ -35,6 +36,9 @@ def test_cycles(permutation_matrix):
 
 @test_case(points=1, hidden=True)
 def test_rejects_what_is_not_a_permutation(permutation_matrix):
+    raised = {tuple(perm): oracle.raised_by(permutation_matrix, perm) for perm in ([0, 0, 1], [1, 2, 3], [0, 1, 5])}
+    mistake = oracle.rejection_mistake(raised)
     for perm in ([0, 0, 1], [1, 2, 3], [0, 2, 2, 1]):
         oracle.assert_raises(ValueError, permutation_matrix, perm,
-                             why="every index 0..n-1 must appear exactly once, or P would drop or repeat rows")
+                             why="every index 0..n-1 must appear exactly once, or P would drop or repeat rows",
+                             mistake=mistake)

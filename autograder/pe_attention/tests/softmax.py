@@ -1,5 +1,7 @@
 OK_FORMAT = False
 
+from functools import partial
+
 import numpy as np
 from otter.test_files import test_case
 
@@ -36,34 +38,32 @@ def test_values_and_axis(softmax):
     x = rng.normal(scale=2.0, size=(3, 4))
     t = rng.normal(size=(2, 3, 4))
     oracle.assert_close(oracle.call(softmax, x), oracle.softmax(x), "softmax of a (3, 4) array (default axis=-1)",
-                        oracle.softmax_variants(x))
+                        partial(oracle.softmax_variants, x))
     for axis in (0, 1, -1):
-        expected, variants = oracle.softmax(t, axis), oracle.softmax_variants(t, axis)
-        oracle.assert_close(oracle.call(softmax, t, axis=axis), expected,
-                            f"softmax of a (2, 3, 4) array with axis={axis}", variants)
+        oracle.assert_close(oracle.call(softmax, t, axis=axis), oracle.softmax(t, axis),
+                            f"softmax of a (2, 3, 4) array with axis={axis}", partial(oracle.softmax_variants, t, axis))
     x = np.array([[0.5, -np.inf, 1.5], [-np.inf, 2.0, -np.inf]])
     oracle.assert_close(oracle.call(softmax, x), oracle.softmax(x),
-                        "softmax of rows holding -inf (which must get weight 0)")
+                        "softmax of rows holding -inf (which must get weight 0)", partial(oracle.softmax_variants, x))
 
 
 @test_case(points=1, hidden=True)
 def test_large_scores(softmax):
     x = np.array([[1000.0, 1001.0, 999.0, 1002.5], [1001.5, 998.0, 1000.0, 999.5]])
-    expected, variants = oracle.softmax(x), oracle.softmax_overflow_variants(x)
-    oracle.assert_close(oracle.call(softmax, x), expected, "softmax of scores near 1000", variants)
+    oracle.assert_close(oracle.call(softmax, x), oracle.softmax(x), "softmax of scores near 1000",
+                        partial(oracle.softmax_variants, x))
 
 
 @test_case(points=1, hidden=True)
 def test_row_maximum(softmax):
     x = np.array([[9000.0, 8999.0, 8997.0], [1.0, 3.0, 2.0], [-5000.0, -5002.0, -4999.0]])
-    expected, variants = oracle.softmax(x), oracle.softmax_overflow_variants(x)
-    oracle.assert_close(oracle.call(softmax, x), expected, "softmax of rows whose maxima are 9000, 3 and -4999",
-                        variants)
+    oracle.assert_close(oracle.call(softmax, x), oracle.softmax(x), "softmax of rows whose maxima are 9000, 3 and -4999",
+                        partial(oracle.softmax_variants, x))
     # the promise is inputs of size 1e4 anywhere, so also rows that span the whole range: only the
     # row's own maximum keeps every exp in range (not its mean, minimum or first entry)
     x = np.array([[1e4, -1e4, 0.0, 5e3], [-1e4, 0.0, 1e4, -5e3], [0.0, -1e4, 3.0, 1e4]])
-    expected, variants = oracle.softmax(x), oracle.softmax_overflow_variants(x)
-    oracle.assert_close(oracle.call(softmax, x), expected, "softmax of rows spanning -1e4 to 1e4", variants)
+    oracle.assert_close(oracle.call(softmax, x), oracle.softmax(x), "softmax of rows spanning -1e4 to 1e4",
+                        partial(oracle.softmax_variants, x))
 
 
 @test_case(points=1, hidden=True)
@@ -71,6 +71,8 @@ def test_input_unchanged(softmax):
     x = np.random.default_rng(11).normal(size=(3, 5))
     oracle.assert_unchanged(softmax, x)
     oracle.assert_unchanged(softmax, x, axis=0)
+    # where an implementation might patch its input: the -inf entries
+    oracle.assert_unchanged(softmax, np.array([[0.5, -np.inf, 1.5], [-np.inf, 2.0, 0.0]]))
 
 
 @test_case(points=1, hidden=True)
@@ -79,5 +81,6 @@ def test_integer_input(softmax):
     expected = oracle.softmax(x)
     oracle.assert_close(oracle.call(softmax, x), expected, "softmax of a (2, 3) integer array "
                         "(weights are fractions: convert to float before filling an output array)",
-                        [("an integer output array", "np.empty_like(x) or zeros_like(x) of an integer input "
-                          "is an integer array: make the output float64", np.trunc(expected))])
+                        lambda: oracle.softmax_variants(x) + [
+                            ("an integer output array", "np.empty_like(x) or zeros_like(x) of an integer input "
+                             "is an integer array: make the output float64", np.trunc(expected))])

@@ -1,11 +1,13 @@
 """What the hidden tests compare against, computed independently of the reference solution.
 
 Values come from plain Python loops over `math` functions, never from the solution's vectorised
-numpy code, so a bug shared by both cannot hide. The ``*_variants`` functions reproduce mistakes
-students really make; when a submission's output matches one, the test message names it with the
-phrase ``looks like <variant>:`` (the grader counts these phrases as misconceptions), and only when
-no other known variant matches too. Messages never print expected arrays: at most where the result
-differs and by how much.
+numpy code, so a bug shared by both cannot hide. The ``*_variants`` functions build the wrong
+versions of a function from its family of mistakes (``mistakes``: one numpy implementation of the
+definition whose parameters are the places a mistake can happen, each mistake one parameter turned);
+when a submission's output matches one, the test message names it with the phrase
+``looks like <variant>:`` (the grader counts these phrases as misconceptions), and only when no other
+known variant matches too. Tests ask for the variants only when a case fails. Messages never print
+expected arrays: at most where the result differs and by how much.
 
 Tests call student code only through ``compare.call`` (or ``call_as``): the student gets copies of
 the test's arrays, expected values come from the test's own data, and an exception names the call
@@ -22,7 +24,7 @@ second top-level ``.py`` file there would stop otter from finding a ``.py`` subm
 """
 
 from . import attention as _attention
-from . import checkers, probes  # noqa: F401
+from . import checkers, mistakes, probes  # noqa: F401
 from . import extensions as _extensions
 from . import permutation as _permutation
 from . import positional as _positional

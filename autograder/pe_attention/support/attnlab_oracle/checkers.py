@@ -29,6 +29,7 @@ __all__ = [
 ]
 
 EQUIVARIANT, INVARIANT = "equivariant", "invariant"
+SHAPE_ERROR = "an error for a result of another shape"
 NOUN = {EQUIVARIANT: "equivariance", INVARIANT: "invariance"}
 GENERIC = {
     EQUIVARIANT: "f(P X) must be close to P f(X), within atol, for every permutation tried",
@@ -55,9 +56,10 @@ def _answer(kind, checker, probe, X, perms, kwargs):
     try:
         answer = call_as(_shown(kind, probe, X, given), checker, probe.lent(X, perms), X, **given)
     except AssertionError as e:
-        if probe.f is probes.rows_through_largest:
+        if probe.f in (probes.rows_through_largest, probes.total_through_largest):
             raise AssertionError(
-                f"{e} (a result of a different shape is not {kind}: return False, not an error)"
+                f"{e} (looks like {SHAPE_ERROR}: a result of a different shape is not {kind}: return False, not "
+                "an error)"
             ) from None
         raise
     if not isinstance(answer, (bool, np.bool_)):
@@ -113,22 +115,56 @@ def battery(kind):
         (rows["offsets 1e-3"], None, {}),
         (rows["first row offset"], None, {}),
         (attn["self-attention + PE"], None, {}),
+        # equivariant under the reversal only: a checker that tries just the reversal says True
+        (rows["palindromic offsets"], None, {}),
+        # the second permutation passes, the first moves the changed row 0: any() says True, a
+        # checker that compares only the first row False
+        (rows["first row offset"], two, {}),
+        # the output's shape changes with the order: a checker that compares only shapes says False
+        (rows["rows through largest"], None, {}),
+        # outputs of one shape are equal: a checker that skips the other shapes says True
+        (rows["total through largest"], None, {}),
     ]
+    # the first given permutation passes and the second fails in the first row: a checker that tries only
+    # the first says True, one that compares only the first row False
     if kind == EQUIVARIANT:
-        return common + [(rows["small offsets"], None, {"atol": 1e-2}), (attn["self-attention"], cycles, {})]
+        return common + [
+            (rows["small offsets"], None, {"atol": 1e-2}),
+            (attn["self-attention"], cycles, {}),
+            (rows["first row offset"], [(0, 1, 3, 2, 4), (1, 0, 2, 3, 4)], {}),
+        ]
     return common + [
         (rows["weighted sum 1e-4"], None, {"atol": 1e-2}),
         (rows["weighted sum 1e-4"], None, {}),
         (attn["pooled self-attention"], cycles, {}),
         (rows["first two summed"], two, {}),
         (attn["pooled self-attention + PE"], None, {}),
+        # near 0 and within atol=1e-2: a tolerance taken as relative (np.allclose(a, b, atol)) says False
+        (rows["centred weighted sum 1e-4"], None, {"atol": 1e-2}),
         (rows["first two summed"], None, {}),
         (rows["first row and rest sum"], None, {}),
+        (rows["first two summed"], [(1, 0, 2, 3, 4), (2, 1, 0, 3, 4)], {}),
+        # the other way round: any() says True, a checker that tries only the first given False
+        (rows["first two summed"], [(0, 1, 3, 2, 4), (1, 0, 2, 3, 4)], {}),
     ]
 
 
 def _simulate(
-    kind, f, X, perms, atol=1e-8, *, target=None, reduce=all, compare="allclose", tol=None, inverse=False, default=None
+    kind,
+    f,
+    X,
+    perms,
+    atol=1e-8,
+    *,
+    target=None,
+    reduce=all,
+    compare="allclose",
+    tol=None,
+    inverse=False,
+    default=None,
+    atol_as_rtol=False,
+    first_given=False,
+    skip_shape=False,
 ):
     """A checker with one knob turned: what it answers for f, X, perms, atol. The answers reach
     ``reduce`` one permutation at a time, so all() stops at the first that fails."""
@@ -136,6 +172,8 @@ def _simulate(
     n = len(X)
     if perms is None:
         perms = default(n) if default else probes.reorderings(n)
+    elif first_given:
+        perms = list(perms)[:1]
     atol = atol if tol is None else tol
     fX = np.asarray(f(X.copy()), dtype=np.float64)
 
@@ -150,8 +188,10 @@ def _simulate(
             want = fX[np.argsort(p)] if inverse else fX[p]
         if compare == "sums":
             return bool(np.isclose(fPX.sum(), want.sum(), atol=atol))
+        if compare == "means":
+            return bool(np.isclose(fPX.mean(), want.mean(), atol=atol))
         if fPX.shape != want.shape:
-            return False
+            return skip_shape
         if compare == "exact":
             return bool(np.array_equal(fPX, want))
         if compare == "sorted":
@@ -159,6 +199,14 @@ def _simulate(
             return bool(np.allclose(a[np.lexsort(a.T[::-1])], b[np.lexsort(b.T[::-1])], atol=atol))
         if compare == "sorted columns":
             return bool(np.allclose(np.sort(fPX, axis=0), np.sort(want, axis=0), atol=atol))
+        if compare == "sorted entries":
+            return bool(np.allclose(np.sort(fPX, axis=None), np.sort(want, axis=None), atol=atol))
+        if compare == "shape":
+            return True
+        if compare == "first row":
+            return bool(np.allclose(fPX[:1], want[:1], atol=atol))
+        if atol_as_rtol:  # np.allclose(a, b, atol): the third argument is rtol
+            return bool(np.allclose(fPX, want, rtol=atol))
         return bool(np.allclose(fPX, want, atol=atol, rtol=1e-9))
 
     return reduce(answer(p) for p in perms)
@@ -187,23 +235,57 @@ def simulations(kind):
         ),
         "comparing sorted rows or row multisets": (
             f"f(P X) must equal {compare_to} row for row, in order",
-            [dict(compare="sorted"), dict(compare="sorted columns"), dict(compare="sorted", tol=1e-8)],
+            [
+                dict(compare="sorted"),
+                dict(compare="sorted columns"),
+                dict(compare="sorted", tol=1e-8),
+                dict(compare="sorted entries"),
+            ],
+        ),
+        "comparing only the shapes": (
+            f"equal shapes are not equal values: compare f(P X) with {compare_to} entry by entry, within atol",
+            [dict(compare="shape")],
+        ),
+        "only the first of the given permutations": (
+            "every permutation in perms must pass: loop over all of them",
+            [dict(first_given=True)],
+        ),
+        "comparing the first row only": (
+            f"every row of f(P X) must be close to {compare_to}, not just the first",
+            [dict(compare="first row")],
         ),
         "comparing sums of the outputs": (
-            f"equal sums do not make equal arrays: compare f(P X) with {compare_to} entry by entry",
-            [dict(compare="sums")],
+            f"equal sums (or means) do not make equal arrays: compare f(P X) with {compare_to} entry by entry",
+            [dict(compare="sums"), dict(compare="means")],
         ),
         "atol ignored": (
-            "compare with the `atol` you are given (np.allclose(..., atol=atol)), not a tolerance of your own",
-            [dict(tol=1e-8), dict(tol=1e-5), dict(tol=1.0, given_only=True)],
+            "compare with the `atol` you are given, by name (np.allclose(a, b, atol=atol): a third positional "
+            "argument is rtol), not a tolerance of your own",
+            [dict(tol=1e-8), dict(tol=1e-5), dict(tol=1.0, given_only=True), dict(atol_as_rtol=True)],
         ),
-        SINGLE: (SINGLE_WHY.format(kind=kind), [dict(default=lambda n: [(1, 0) + tuple(range(2, n))])]),
+        SINGLE: (
+            SINGLE_WHY.format(kind=kind),
+            [
+                dict(default=lambda n: [(1, 0) + tuple(range(2, n))]),
+                dict(default=lambda n: [tuple(range(n))[::-1]], reversal=True),
+            ],
+        ),
         "too few default permutations": (
             "with perms=None, try permutations that move every row (e.g. every adjacent swap and a full "
             "cycle), not only the first few of itertools.permutations, which all keep row 0 in place",
             [dict(default=lambda n: list(itertools.islice(itertools.permutations(range(n)), 1, 24)))],
         ),
     }
+    if kind == INVARIANT:
+        # an equivariance checker rejects another length before comparing: only here can it skip
+        sims["outputs of another shape skipped"] = (
+            "an output of another shape is not invariant: answer False, do not skip the permutation",
+            [dict(skip_shape=True)],
+        )
+        # the invariance battery cannot tell these two from a right checker: leave them out there
+        for name, drop in ((SINGLE, "reversal"),):
+            why, knobs = sims[name]
+            sims[name] = (why, [k for k in knobs if not k.get(drop)])
     if kind == EQUIVARIANT:
         sims["the inverse permutation"] = (
             "P X has row X[p[i]] at position i, so compare f(X[p]) with f(X)[p]; a 3-cycle is not its own inverse",
@@ -238,6 +320,7 @@ def _answers(kind, questions, knob):
     perms=None)."""
     knob = dict(knob)
     given_only = knob.pop("given_only", False)
+    knob.pop("reversal", None)
     with np.errstate(all="ignore"):
         return [
             None
@@ -276,6 +359,29 @@ def _student(kind, checker, questions):
     return cached[1]
 
 
+_FAILING = {}  # (kind, a failing question) -> every simulation's answers to it: a test's data never change
+
+
+def _failing_answers(kind, extra):
+    """{mistake: [each simulated checker's answers to ``extra``]}, worked out once per question."""
+    key = None
+    if extra:
+        probe, X, perms, kwargs = extra[0]
+        X = np.asarray(X)
+        perms = None if perms is None else tuple(tuple(int(i) for i in p) for p in perms)
+        key = (kind, id(probe), X.dtype.str, X.shape, X.tobytes(), perms, tuple(sorted(kwargs.items())))
+    if key is None or key not in _FAILING:
+        answers = {
+            name: [_answers(kind, extra, knob) for knob in knobs] for name, (_, knobs) in simulations(kind).items()
+        }
+        if key is None:
+            return answers
+        if len(_FAILING) >= 256:
+            _FAILING.clear()
+        _FAILING[key] = (extra[0][0], answers)  # the probe is kept alive with its id
+    return _FAILING[key][1]
+
+
 def diagnose(kind, checker, failing=None):
     """``(mistake, why)`` when exactly one known wrong checker answers the battery (and ``failing``,
     a (probe, X, perms, kwargs) question the student's checker got wrong) as the student's does."""
@@ -285,10 +391,11 @@ def diagnose(kind, checker, failing=None):
     if failing is not None and not isinstance(failing[0].f, OnePermutationOnly):
         extra = [failing]
         student.append(_ask(checker, kind, *failing))
+    more = _failing_answers(kind, extra)
     matches = [
         (name, why)
         for name, (why, knobs) in simulations(kind).items()
-        if any(_agree(student, answers + _answers(kind, extra, knob)) for knob, answers in zip(knobs, simulated[name]))
+        if any(_agree(student, answers + more[name][k]) for k, answers in enumerate(simulated[name]))
     ]
     if len(matches) == 1 and matches[0][0] is not None:
         return matches[0]

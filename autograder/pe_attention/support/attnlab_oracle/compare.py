@@ -7,6 +7,12 @@ that names the call, e.g. ``sinusoidal_pe(seq_len=5, d_model=7) raised ValueErro
 ``assert_close`` names a known wrong variant (``looks like <variant>:``) only when the result
 matches that variant and no other; otherwise it says how the result is wrong (shape, how many
 entries, where the largest difference is, its relative size). Messages never print expected arrays.
+The variants are asked for only when the result is wrong: a correct submission never builds them.
+
+Mistakes of the contract rather than the formula get the same kind of line when they are certain:
+an integer or boolean array where float64 is promised, float32 arithmetic (every entry of the result
+is a float32 number), an argument changed in place, and for ``assert_raises`` a call that returns
+(``returned=``) or checks with ``assert``.
 """
 
 import inspect
@@ -27,10 +33,13 @@ __all__ = [
     "mutated_arguments",
     "assert_unchanged",
     "assert_raises",
+    "call_refused",
+    "raised_by",
     "assert_pair",
     "as_array",
     "assert_shape",
     "assert_close",
+    "matches",
     "defuse",
 ]
 
@@ -91,7 +100,7 @@ def _raised(e):
     return f"{type(e).__name__}: {defuse(message)}" if message else type(e).__name__
 
 
-def _invoke(shown, fn, args, kwargs):
+def _invoke(shown, fn, args, kwargs, refusals=None):
     if fn is None:
         # otter passes None for a function the submission lacks; the grader reports it as missing
         raise NameError("the function under test is not defined")
@@ -100,7 +109,10 @@ def _invoke(shown, fn, args, kwargs):
     except Exception as e:  # whatever the submission raised is its failure
         if _from_engine(e):
             raise
-        raise AssertionError(f"{shown() if callable(shown) else shown} raised {_raised(e)}") from None
+        named = [f" (looks like {label}: {why})" for k, (label, why) in (refusals or {}).items() if isinstance(e, k)]
+        raise AssertionError(
+            f"{shown() if callable(shown) else shown} raised {_raised(e)}{''.join(named[:1])}"
+        ) from None
 
 
 def call(fn, *args, **kwargs):
@@ -114,8 +126,13 @@ def call_as(shown, fn, *args, **kwargs):
     return _invoke(shown, fn, _copy(args), _copy(kwargs))
 
 
-def assert_raises(kind, fn, *args, why, **kwargs):
-    """Fail unless ``fn(*args, **kwargs)`` raises ``kind`` (a subclass counts)."""
+ASSERT_LABEL = "an assert instead of raising ValueError"
+
+
+def assert_raises(kind, fn, *args, why, returned=None, mistake=None, **kwargs):
+    """Fail unless ``fn(*args, **kwargs)`` raises ``kind`` (a subclass counts). ``returned``, a
+    (mistake, what to do) pair, names the mistake when the call returns instead; ``mistake`` names
+    one the test has already diagnosed, whichever way this check fails."""
     shown = show_call(fn, args, kwargs)
     try:
         fn(*_copy(args), **_copy(kwargs))
@@ -124,8 +141,31 @@ def assert_raises(kind, fn, *args, why, **kwargs):
     except Exception as e:  # the wrong kind of error is this check's failure
         if _from_engine(e):
             raise
-        raise AssertionError(f"{shown} raised {_raised(e)}; it should raise {kind.__name__}: {why}") from None
-    raise AssertionError(f"{shown} should raise {kind.__name__}: {why}")
+        named = f" (looks like {mistake[0]}: {mistake[1]})" if mistake else ""
+        if type(e) is AssertionError and kind is ValueError:
+            named = f" (looks like {ASSERT_LABEL}: `assert` is for the programmer's own invariants)"
+        raise AssertionError(f"{shown} raised {_raised(e)}; it should raise {kind.__name__}: {why}{named}") from None
+    returned = returned or mistake
+    named = f" (it returned a result: looks like {returned[0]}: {returned[1]})" if returned else ""
+    raise AssertionError(f"{shown} should raise {kind.__name__}: {why}{named}")
+
+
+def raised_by(fn, *args, **kwargs):
+    """The type of the exception ``fn(*args, **kwargs)`` raises (on copies), or None when it returns."""
+    try:
+        fn(*_copy(args), **_copy(kwargs))
+    except Exception as e:  # what it raised is the answer
+        if _from_engine(e):
+            raise
+        return type(e)
+    return None
+
+
+def call_refused(refusals, fn, *args, **kwargs):
+    """``call`` for inputs the contract accepts, naming the mistake when ``fn`` raises one of
+    ``refusals``' exception types: a map from the type to (mistake, what to do)."""
+    args, kwargs = _copy(args), _copy(kwargs)
+    return _invoke(lambda: show_call(fn, args, kwargs), fn, args, kwargs, refusals)
 
 
 def _same(a, b):
@@ -159,6 +199,9 @@ def mutated_arguments(fn, *args, **kwargs):
     return sorted(k for k in changed if isinstance(k, int)) + sorted(k for k in changed if isinstance(k, str))
 
 
+MUTATION_LABEL = "an in-place update of an argument"
+
+
 def assert_unchanged(fn, *args, **kwargs):
     """Fail, naming the arguments, when ``fn`` changes any of its arguments in place."""
     changed = mutated_arguments(fn, *args, **kwargs)
@@ -169,7 +212,7 @@ def assert_unchanged(fn, *args, **kwargs):
             names = []
         shown = ", ".join(names[k] if isinstance(k, int) and k < len(names) else str(k) for k in changed)
         raise AssertionError(
-            f"{show_call(fn, args, kwargs)} changed its input {shown} in place: "
+            f"{show_call(fn, args, kwargs)} changed its input {shown} in place: it looks like {MUTATION_LABEL}: "
             "compute into new arrays and leave the arguments as they were"
         )
 
@@ -243,32 +286,95 @@ def _how(got, expected, what, atol, rtol):
     return message
 
 
+def matches(value, wrong, atol=ATOL, rtol=RTOL):
+    """Whether the submission's ``value`` is the array ``wrong`` (nan where it overflows), within tolerance."""
+    try:
+        got = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return _close(got, np.asarray(wrong, dtype=np.float64), atol, rtol, equal_nan=True)
+
+
+FLOAT32_LABEL = "float32 arithmetic"
+FLOAT32_WHY = "compute in float64 (np.float64 arrays, no dtype=np.float32 anywhere)"
+
+
+def _dtype_mistake(value, got, expected, close, atol, rtol):
+    """The promised float64 broken in a way that is certain: an integer or boolean array holding the
+    right values, or a result whose every entry is a float32 number near the right ones. ``close``:
+    whether ``got`` passes as it is (the common case, which costs nothing more here)."""
+    dtype = getattr(value, "dtype", None)
+    kind, size = getattr(dtype, "kind", "f"), getattr(dtype, "itemsize", 8)
+    if close and kind in ("b", "i", "u"):
+        label = "a boolean array" if kind == "b" else "an integer array"
+        return label, f"{defuse(str(dtype))} where float64 is promised: return float64 values"
+    if close and not (kind == "f" and size < 8):
+        return None
+    if got.shape != expected.shape or not (np.isfinite(got).all() and np.isfinite(expected).all()):
+        return None
+    if not np.allclose(got, expected, rtol=1e-4, atol=1e-5):
+        return None
+    if kind == "f" and size < 8:
+        return FLOAT32_LABEL, FLOAT32_WHY
+    # a wrong float64 result whose entries are all float32 numbers was computed in float32: float64
+    # arithmetic almost never lands on one, except for round values (0, 1, 0.5), which are left out
+    exact32 = np.array_equal(got.astype(np.float32).astype(np.float64), got)
+    if exact32 and np.count_nonzero(got * 2**12 % 1) >= 3:
+        return FLOAT32_LABEL, FLOAT32_WHY
+    return None
+
+
+def _structural(got, expected, atol, rtol):
+    """Mistakes read off the result's relation to the right one, whatever the function: the right
+    values transposed, or all off by one constant factor. Asked only when no known mistake fits."""
+    if got.shape == expected.shape[:-2] + expected.shape[-2:][::-1] and expected.ndim >= 2:
+        flipped = np.swapaxes(expected, -1, -2)
+        if not _close(flipped, expected, atol, rtol) and _close(got, flipped, atol, rtol):
+            yield (
+                "the result transposed",
+                "its last two axes are swapped: check the order of the matrix products and any .T",
+            )
+    if got.shape != expected.shape or not (np.isfinite(got).all() and np.isfinite(expected).all()):
+        return
+    big = np.abs(expected) > 1e-6 * max(float(np.max(np.abs(expected), initial=0.0)), 1e-300)
+    if big.sum() < 2:
+        return
+    factor = float(np.median(got[big] / expected[big]))
+    if abs(factor - 1) > 1e-3 and _close(got, factor * expected, atol, rtol):
+        yield (
+            "the result off by a constant factor",
+            f"every entry is {factor:.4g} times the right one: look for a scale or sign in the wrong place "
+            "(after a softmax, on the output) or applied twice",
+        )
+
+
 def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL):
     """Raise an AssertionError naming the mistake when ``value`` is not close to ``expected``.
 
-    ``variants`` is a sequence of ``(name, explanation, array)``: a result that matches exactly one
-    name (of any shape) is named; one that matches several, or none, is described instead.
+    ``variants`` is a sequence of ``(name, explanation, array)``, or a function returning one (it
+    is called only when the result is wrong): a result that matches exactly one name (of any shape)
+    is named; one that matches several, or none, is described instead.
     """
     promised = np.asarray(expected).dtype
     expected = np.asarray(expected, dtype=np.float64)
     got = as_array(value, what)
-    if _close(got, expected, atol, rtol):
-        # float64 is promised wherever the expected values are float64: an integer or bool array
-        # that holds the right values still breaks the promise (and divides or adds wrongly later)
-        kind = getattr(getattr(value, "dtype", None), "kind", None)
-        if promised == np.float64 and kind in ("b", "i", "u"):
-            raise AssertionError(f"{what} is an array of {defuse(str(value.dtype))}: return float64 values")
+    close = _close(got, expected, atol, rtol)
+    contract = _dtype_mistake(value, got, expected, close, atol, rtol) if promised == np.float64 else None
+    if contract:
+        raise AssertionError(f"{what} looks like {contract[0]}: {contract[1]}")
+    if close:
         return
-    matches = {}
-    for name, why, wrong in variants:
-        wrong = np.asarray(wrong, dtype=np.float64)
+    found = {}
+    for name, why, wrong in variants() if callable(variants) else variants:
         # a wrong variant may overflow: nan where it overflows is part of what it looks like
-        if _close(got, wrong, atol, rtol, equal_nan=True):
-            matches.setdefault(name, why)
-    if len(matches) == 1:
-        ((name, why),) = matches.items()
+        if _close(got, np.asarray(wrong, dtype=np.float64), atol, rtol, equal_nan=True):
+            found.setdefault(name, why)
+    if not found:
+        found = dict(_structural(got, expected, atol, rtol))
+    if len(found) == 1:
+        ((name, why),) = found.items()
         raise AssertionError(f"{what} looks like {name}: {why}")
-    several = f" (it matches several known mistakes at once: {'; '.join(matches)})" if matches else ""
+    several = f" (it matches several known mistakes at once: {'; '.join(found)})" if found else ""
     if got.shape != expected.shape:
         raise AssertionError(f"{what} has shape {got.shape}, expected {expected.shape}{several}")
     raise AssertionError(_how(got, expected, what, atol, rtol) + several)

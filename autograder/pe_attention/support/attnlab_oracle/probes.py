@@ -33,7 +33,9 @@ __all__ = [
     "sum_first_two",
     "first_row_and_rest_sum",
     "weighted_row_sum",
+    "centred_weighted_row_sum",
     "rows_through_largest",
+    "total_through_largest",
     "Probe",
     "KnownAnswers",
     "reorderings",
@@ -137,10 +139,24 @@ def weighted_row_sum(X, step):
     return ((1.0 + step * np.arange(X.shape[0]))[:, None] * X).sum(axis=0)
 
 
+def centred_weighted_row_sum(X, step):
+    """``weighted_row_sum`` of the rows minus their mean: near 0, so that only an absolute tolerance
+    can absorb its order-dependence (a relative one is scaled by the near-zero result)."""
+    X = np.asarray(X, dtype=np.float64)
+    return weighted_row_sum(X - X.mean(axis=0), step)
+
+
 def rows_through_largest(X):
     """The rows up to the one with the largest first entry: the output's shape depends on the order."""
     X = np.asarray(X, dtype=np.float64)
     return X[: int(np.argmax(X[:, 0])) + 1].copy()
+
+
+def total_through_largest(X):
+    """The total of X once per row up to the one with the largest first entry: outputs of one shape
+    are equal, but the shape changes when the rows move."""
+    X = np.asarray(X, dtype=np.float64)
+    return np.full(int(np.argmax(X[:, 0])) + 1, X.sum())
 
 
 def sum_first_two(X):
@@ -315,9 +331,22 @@ def _row_probes(n):
         "weighted sum 1e-4": Probe(
             "the sum of the rows weighted by 1 + 1e-4 * k", functools.partial(weighted_row_sum, step=1e-4), False, False
         ),
+        "centred weighted sum 1e-4": Probe(
+            "the sum of the centred rows weighted by 1 + 1e-4 * k (near 0)",
+            functools.partial(centred_weighted_row_sum, step=1e-4),
+            False,
+            False,
+        ),
         "rows through largest": Probe(
             "the rows up to the one with the largest first entry (its shape changes when the rows move)",
             rows_through_largest,
+            False,
+            False,
+        ),
+        "total through largest": Probe(
+            "the total of X once per row up to the one with the largest first entry (equal for every order "
+            "that keeps its shape, but its shape changes when the rows move)",
+            total_through_largest,
             False,
             False,
         ),
