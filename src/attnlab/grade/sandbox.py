@@ -5,7 +5,8 @@ executes the submission and answers the trusted grader's requests over the narro
 Run as ``python -I sandbox.py CONFIG_JSON`` with the control socket on fd 3. The zygote imports
 numpy and the assignment's preloads once and then, per submission, forks a process that enters new
 mount, PID, IPC, UTS and network namespaces (with a cgroup of its own where the machine has them),
-pivots into an allow-list root (``jail.build_root``, ``allowlist.view``), drops every privilege and
+pivots into a copy of the allow-list root that the zygote built once (``Template``,
+``jail.prepare_root``, ``jail.enter_root``, ``allowlist.view``), drops every privilege and
 installs the system-call allow-list (``syscalls.py``). That process is the first of its PID
 namespace: when it dies, everything it started dies with it. Where namespaces are refused, the
 sandbox confines itself with Landlock instead (``landlock.py``: the same allow-list, and a scratch
@@ -27,6 +28,7 @@ import socket
 import sys
 import traceback
 import types
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -414,15 +416,22 @@ def _own_user(config: dict) -> bool:
     return os.geteuid() == 0 and config.get("uid") is not None
 
 
-def _outer(chan_fd: int, out_fd: int, report_fd: int, config: dict, mode: str, cgroup, work: str) -> None:
-    """The forked child that stays in the zygote's PID namespace: it enters the new namespaces,
-    forks the sandbox (the first process of the new PID namespace), reports its pid and waits."""
+def _outer(
+    chan_fd: int, out_fd: int, report_fd: int, config: dict, mode: str, cgroup, work: str, template: Template | None
+) -> None:
+    """The forked child that stays in the zygote's PID namespace: it enters the template's
+    namespaces and then new ones, forks the sandbox (the first process of the new PID namespace),
+    reports its pid and waits."""
     try:
         os.setsid()
         jail.die_with_parent()
         if cgroup is not None:
             cgroup.add(os.getpid())
         if mode in NAMESPACES:
+            if template is None:
+                raise OSError(2, "no template root")
+            for fd, nstype in template.namespaces:
+                jail.setns(fd, nstype)
             uid, gid = os.getuid(), os.getgid()
             jail.unshare(
                 jail.CLONE_NEWNS
@@ -439,7 +448,7 @@ def _outer(chan_fd: int, out_fd: int, report_fd: int, config: dict, mode: str, c
         if pid == 0:
             os.close(alive_w)
             os.close(report_fd)
-            run_sandbox(chan_fd, out_fd, alive_r, config, mode, work)
+            run_sandbox(chan_fd, out_fd, alive_r, config, mode, work, template.stage if template else "")
         os.close(alive_r)
         os.write(report_fd, str(pid).encode())
         os.close(report_fd)
@@ -457,16 +466,17 @@ def _outer(chan_fd: int, out_fd: int, report_fd: int, config: dict, mode: str, c
         os._exit(70)
 
 
-def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: str, work: str) -> None:
-    """In the sandbox process: build its root (or, without namespaces, confine itself to the
-    allow-list and ``work``, its scratch folder), drop privileges, then serve the trusted side."""
+def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: str, work: str, stage: str) -> None:
+    """In the sandbox process: pivot into a copy of the template root at ``stage`` (or, without
+    namespaces, confine itself to the allow-list and ``work``, its scratch folder), drop
+    privileges, then serve the trusted side."""
     try:
         # a session of its own: a signal to its process group (kill(0, ...), killpg) reaches only
         # its own PID namespace, never the outer process, which in a user namespace has its user id
         os.setsid()
         own_user = _own_user(config)
         if mode in NAMESPACES:
-            jail.build_root(jail.View(config["binds"], config["masks"], config["scratch_mb"]))
+            jail.enter_root(jail.View(config["binds"], config["masks"], config["scratch_mb"]), stage)
             jail.sethostname("sandbox")
             os.makedirs(work, mode=0o700)
             if own_user:
@@ -539,6 +549,21 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
 # ---- the zygote -------------------------------------------------------------------------------
 
 
+@dataclass
+class Template:
+    """The read-only part of the sandboxes' root (``jail.prepare_root``), built once at ``stage`` in
+    a mount namespace (and, without root, a user namespace) of its own that no process runs in:
+    ``namespaces`` holds it, as (file descriptor, type) in the order to enter them. A sandbox
+    starts from a copy of it (``jail.enter_root``), not from ~80 mounts of its own."""
+
+    stage: str
+    namespaces: list[tuple[int, int]]
+
+    def close(self) -> None:
+        for fd, _ in self.namespaces:
+            os.close(fd)
+
+
 class Zygote:
     def __init__(self, config: dict):
         self.config = config
@@ -547,16 +572,67 @@ class Zygote:
         self.running: dict[int, tuple[int, object, str | None]] = {}
         self.mode = "none"
         self.scratch_base: str | None = None
+        self.template: Template | None = None
 
-    def scratch(self) -> str:
-        """A fresh folder for one sandbox without namespaces, named at random inside a folder of
-        this zygote's that its sandboxes can cross but not list: no submission finds another's."""
+    def base(self) -> str:
+        """This zygote's folder (``SCRATCH_PREFIX`` and its pid), which its sandboxes can cross but
+        not list; removed when it ends, or by the next zygote if it dies first."""
         import tempfile
 
         if self.scratch_base is None:
             self.scratch_base = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
             os.chmod(self.scratch_base, 0o711)  # a sandbox with a user id of its own must cross it
-        work = tempfile.mkdtemp(dir=self.scratch_base)
+        return self.scratch_base
+
+    def prepare(self, mode: str) -> bool:
+        """Build the template root for a namespace ``mode`` in a child that enters new namespaces,
+        keep them by file descriptor and let the child go. False where that fails."""
+        if self.template is not None:
+            self.template.close()
+            self.template = None
+        stage = os.path.join(self.base(), f"root-{mode}")
+        os.makedirs(stage, exist_ok=True)
+        done_r, done_w = os.pipe()
+        go_r, go_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(done_r)
+                os.close(go_w)
+                jail.die_with_parent()
+                uid, gid = os.getuid(), os.getgid()
+                jail.unshare(jail.CLONE_NEWNS | (jail.CLONE_NEWUSER if mode == "userns" else 0))
+                if mode == "userns":
+                    jail.map_user(uid, gid)
+                jail.prepare_root(jail.View(self.config["binds"], self.config["masks"]), stage)
+                os.write(done_w, b"1")
+                os.read(go_r, 1)  # until the zygote holds the namespaces
+            finally:
+                os._exit(0)
+        os.close(done_w)
+        os.close(go_r)
+        namespaces: list[tuple[int, int]] = []
+        try:
+            if select.select([done_r], [], [], 30)[0] and os.read(done_r, 1) == b"1":
+                kinds = [("user", jail.CLONE_NEWUSER)] if mode == "userns" else []
+                for name, nstype in (*kinds, ("mnt", jail.CLONE_NEWNS)):
+                    namespaces.append((os.open(f"/proc/{pid}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC), nstype))
+                self.template = Template(stage, namespaces)
+        except OSError:
+            for fd, _ in namespaces:
+                os.close(fd)
+        finally:
+            os.close(done_r)
+            os.close(go_w)
+            os.waitpid(pid, 0)
+        return self.template is not None
+
+    def scratch(self) -> str:
+        """A fresh folder for one sandbox without namespaces, named at random inside ``base``: no
+        submission finds another's."""
+        import tempfile
+
+        work = tempfile.mkdtemp(dir=self.base())
         if _own_user(self.config):
             os.chown(work, self.config["uid"], self.config["gid"])
         return work
@@ -574,7 +650,7 @@ class Zygote:
         outer = os.fork()
         if outer == 0:
             os.close(report_r)
-            _outer(chan_fd, out_fd, report_w, self.config, mode, cgroup, scratch or ROOT_WORK)
+            _outer(chan_fd, out_fd, report_w, self.config, mode, cgroup, scratch or ROOT_WORK, self.template)
         os.close(report_w)
         try:
             ready = select.select([report_r], [], [], 30)[0]
@@ -764,10 +840,11 @@ def main(config: dict) -> None:
     modes = (["root"] if isolate and os.geteuid() == 0 else []) + (["userns"] if isolate else [])
     if isolate and landlock.abi() >= 1:
         modes.append("landlock")
+    _remove_stale_scratch()
     for mode in modes:
         zygote.mode = mode
         config["syscall_filter"] = _syscall_filter(mode, isolate)
-        if _trial(zygote, mode):
+        if (mode not in NAMESPACES or zygote.prepare(mode)) and _trial(zygote, mode):
             break
     else:
         zygote.mode = "none"
@@ -775,7 +852,6 @@ def main(config: dict) -> None:
     if zygote.mode == "root":
         jail.Cgroup.remove_stale()
     if zygote.mode not in NAMESPACES:
-        _remove_stale_scratch()
         jail.become_subreaper()
         if _own_user(config):
             jail.sweep(uid=config["uid"], reaped={})  # whatever an earlier run left behind
