@@ -104,7 +104,8 @@ WORKER_TO_ZYGOTE = (
         "spawn",
         "worker",
         "() with two file descriptors: the channel and the output pipe",
-        "('spawned', sandbox pid, CPU-time file or None)",
+        "('spawned', sandbox pid, CPU-time file or None), with two file descriptors in place of the "
+        "worker's when the sandbox is the one the zygote started for its trial",
         "60 s socket timeout",
     ),
     Message(

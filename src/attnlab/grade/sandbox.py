@@ -573,6 +573,8 @@ class Zygote:
         self.mode = "none"
         self.scratch_base: str | None = None
         self.template: Template | None = None
+        # a sandbox ready for the next spawn: (pid, channel, output pipe, CPU-time file)
+        self.spare: tuple[int, int, int, str | None] | None = None
 
     def base(self) -> str:
         """This zygote's folder (``SCRATCH_PREFIX`` and its pid), which its sandboxes can cross but
@@ -736,11 +738,13 @@ def _cpu_file(cgroup) -> str | None:
 
 
 def _trial(zygote: Zygote, mode: str) -> bool:
-    """Whether a sandbox can be built in ``mode`` here: fork one, let it set up, and end it."""
+    """Whether a sandbox can be built in ``mode`` here: fork one and let it set up. With
+    namespaces, that sandbox is kept for the first ``spawn`` (it has run nothing but this request);
+    otherwise it ends here."""
     a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     out_r, out_w = os.pipe()
     try:
-        pid, _ = zygote.spawn(b.fileno(), out_w, mode)
+        pid, cpu_file = zygote.spawn(b.fileno(), out_w, mode)
         if pid < 0:
             return False
         os.close(out_w)
@@ -752,13 +756,17 @@ def _trial(zygote: Zygote, mode: str) -> bool:
             ok = status == "ok"
         except (wire.WireError, wire.ChannelTimeout, OSError):
             ok = False
-        zygote.kill(pid)
+        if ok and mode in NAMESPACES:
+            zygote.spare = (pid, a.detach(), out_r, cpu_file)
+            out_r = -1
+        else:
+            zygote.kill(pid)
         return ok
     finally:
         a.close()
-        if out_w >= 0:
-            os.close(out_w)
-        os.close(out_r)
+        for fd in (out_w, out_r):
+            if fd >= 0:
+                os.close(fd)
 
 
 def _remove_stale_scratch() -> None:
@@ -869,10 +877,18 @@ def main(config: dict) -> None:
             break
         if msg[0] == "spawn" and len(fds) == 2:
             chan_fd, out_fd = fds
-            pid, cpu_file = zygote.spawn(chan_fd, out_fd, zygote.mode)
+            if zygote.spare is not None:
+                # the trial's sandbox, with its own channel and output pipe in place of these
+                os.close(chan_fd)
+                os.close(out_fd)
+                pid, chan_fd, out_fd, cpu_file = zygote.spare
+                zygote.spare = None
+                socket.send_fds(ctl, [wire.encode(("spawned", pid, cpu_file))], [chan_fd, out_fd])
+            else:
+                pid, cpu_file = zygote.spawn(chan_fd, out_fd, zygote.mode)
+                ctl.sendall(wire.encode(("spawned", pid, cpu_file)))
             os.close(chan_fd)
             os.close(out_fd)
-            ctl.sendall(wire.encode(("spawned", pid, cpu_file)))
         elif msg[0] == "kill":
             for fd in fds:
                 os.close(fd)
