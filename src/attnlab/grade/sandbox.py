@@ -421,7 +421,7 @@ def _outer(
 ) -> None:
     """The forked child that stays in the zygote's PID namespace: it enters the template's
     namespaces and then new ones, forks the sandbox (the first process of the new PID namespace),
-    reports its pid and waits."""
+    reports its pid, waits, and reports how it ended (a line each on ``report_fd``)."""
     try:
         os.setsid()
         jail.die_with_parent()
@@ -450,17 +450,25 @@ def _outer(
             os.close(report_fd)
             run_sandbox(chan_fd, out_fd, alive_r, config, mode, work, template.stage if template else "")
         os.close(alive_r)
-        os.write(report_fd, str(pid).encode())
-        os.close(report_fd)
-        os.closerange(0, alive_w)
-        os.closerange(alive_w + 1, 65536)
+        os.write(report_fd, f"{pid}\n".encode())
+        low, high = sorted((alive_w, report_fd))
+        os.closerange(0, low)
+        os.closerange(low + 1, high)
+        os.closerange(high + 1, 65536)
         while True:
             try:
                 _, status = os.waitpid(pid, 0)
                 break
             except InterruptedError:
                 continue
-        os._exit(128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status))
+        code = 128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+        # the PID namespace is empty once its first process is reaped: the zygote need not wait
+        # for this process's own exit
+        try:
+            os.write(report_fd, f"{code}\n".encode())
+        except OSError:
+            pass  # the zygote stopped listening (it ends this process instead)
+        os._exit(code)
     except BaseException:  # noqa: BLE001 - a sandbox that cannot isolate itself must not run
         os.write(out_fd, traceback.format_exc().encode()[-4000:])
         os._exit(70)
@@ -568,8 +576,8 @@ class Zygote:
     def __init__(self, config: dict):
         self.config = config
         self.count = 0
-        # sandbox pid -> (outer pid, cgroup, scratch folder or None)
-        self.running: dict[int, tuple[int, object, str | None]] = {}
+        self.running: dict[int, _Running] = {}  # by sandbox pid
+        self.exiting: dict[int, object] = {}  # outer pid -> its cgroup (or None), once its sandbox is gone
         self.mode = "none"
         self.scratch_base: str | None = None
         self.template: Template | None = None
@@ -648,34 +656,61 @@ class Zygote:
                 f"attnlab-{os.getpid()}-{self.count}", memory_mb=self.config["memory_mb"], pids=self.config["nproc"]
             )
         scratch = None if mode in NAMESPACES else self.scratch()
+        self.reap()
         report_r, report_w = os.pipe()
         outer = os.fork()
         if outer == 0:
             os.close(report_r)
             _outer(chan_fd, out_fd, report_w, self.config, mode, cgroup, scratch or ROOT_WORK, self.template)
         os.close(report_w)
-        try:
-            ready = select.select([report_r], [], [], 30)[0]
-            data = os.read(report_r, 32) if ready else b""
-        finally:
-            os.close(report_r)
-        if not data.isdigit():
+        running = _Running(outer, cgroup, scratch, report_r)
+        line = running.line(30.0)
+        if line is None or not line.isdigit():
+            running.close()
             self.finish(outer, None, cgroup, scratch)
             return -1, None
-        pid = int(data)
-        self.running[pid] = (outer, cgroup, scratch)
+        pid = int(line)
+        self.running[pid] = running
         return pid, _cpu_file(cgroup)
 
     def kill(self, pid: int) -> tuple[int | None, bool]:
         """Kill a sandbox and everything it started; its wait status and whether all is gone."""
-        outer, cgroup, scratch = self.running.pop(pid, (None, None, None))
-        if outer is None:
+        running = self.running.pop(pid, None)
+        if running is None:
             return None, True
         try:
             os.kill(pid, 9)
         except OSError:
             pass
-        return self.finish(outer, pid, cgroup, scratch)
+        line = running.line(10.0) if self.mode in NAMESPACES else None
+        if line is None or not line.isdigit():
+            try:
+                return self.finish(running.outer, pid, running.cgroup, running.scratch)
+            finally:
+                running.close()
+        running.close()
+        # its PID namespace is empty: the outer process's own exit is reaped later (``reap``)
+        self.exiting[running.outer] = running.cgroup
+        self.reap()
+        return _signal_status(int(line) << 8), True
+
+    def reap(self, limit: float = 0.0) -> None:
+        """Collect the outer processes whose sandboxes are gone (waiting up to ``limit`` seconds
+        each) and remove their cgroups."""
+        for outer, cgroup in list(self.exiting.items()):
+            if limit > 0:
+                if _wait(outer, limit) is None:
+                    os.kill(outer, 9)
+                    _wait(outer, limit)
+            else:
+                try:
+                    if os.waitpid(outer, os.WNOHANG)[0] == 0:
+                        continue
+                except ChildProcessError:
+                    pass
+            del self.exiting[outer]
+            if cgroup is not None:
+                cgroup.remove()  # type: ignore[attr-defined]  # a jail.Cgroup
 
     def finish(self, outer: int, pid: int | None, cgroup, scratch: str | None) -> tuple[int | None, bool]:
         if self.mode not in NAMESPACES:
@@ -697,9 +732,42 @@ class Zygote:
             import shutil
 
             shutil.rmtree(scratch, ignore_errors=True)
-        if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) > 128:
-            status = os.WEXITSTATUS(status) - 128  # the sandbox's own death, as a signal status
-        return status, clean
+        return _signal_status(status), clean
+
+
+class _Running:
+    """A sandbox's outer process, its cgroup and scratch folder, and the pipe on which the outer
+    reports the sandbox's pid and then how it ended."""
+
+    def __init__(self, outer: int, cgroup, scratch: str | None, report: int):
+        self.outer, self.cgroup, self.scratch, self.report = outer, cgroup, scratch, report
+        self.pending = b""
+
+    def line(self, limit: float) -> str | None:
+        """The next line the outer reports, within ``limit`` seconds (None if it ends or is late)."""
+        import time
+
+        end = time.monotonic() + limit
+        while b"\n" not in self.pending:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([self.report], [], [], left)[0]:
+                return None
+            chunk = os.read(self.report, 64)
+            if not chunk:
+                return None
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
+        return line.decode()
+
+    def close(self) -> None:
+        os.close(self.report)
+
+
+def _signal_status(status: int | None) -> int | None:
+    """An outer process's exit status as its sandbox's: 128 + n is the sandbox's death by signal n."""
+    if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) > 128:
+        return os.WEXITSTATUS(status) - 128
+    return status
 
 
 def _wait(pid: int, limit: float) -> int | None:
@@ -898,6 +966,7 @@ def main(config: dict) -> None:
             break
     for pid in list(zygote.running):
         zygote.kill(pid)
+    zygote.reap(limit=10.0)
     if zygote.scratch_base is not None:
         import shutil
 
