@@ -113,7 +113,7 @@ WORKER_TO_ZYGOTE = (
         "worker",
         "(sandbox pid,)",
         "('killed', wait status, whether all is gone): the "
-        "PID namespace dies with its first process; the cgroup is removed",
+        "PID namespace dies with its first process; the cgroup is removed once the outer process is reaped",
         "60 s socket timeout",
     ),
     Message("quit", "worker", "()", "none: the zygote kills what runs and exits", "10 s, then SIGKILL"),
