@@ -2,7 +2,8 @@
 
 A sandbox sees a root file system built for it (see ``View``): read-only binds of exactly the paths
 it may use, a private ``/tmp`` and ``/dev/shm``, a minimal ``/dev`` and the ``/proc`` of its own PID
-namespace. It lives in new mount, PID, IPC, UTS and network namespaces (and, without root, a new
+namespace. The read-only part is built once per zygote (``prepare_root``) and copied into each
+sandbox's mount namespace, which adds only its private parts (``enter_root``). It lives in new mount, PID, IPC, UTS and network namespaces (and, without root, a new
 user namespace), so that everything it starts (processes, IPC objects, files, sockets) dies with the
 PID namespace's first process. Loaded by file path inside the sandbox's zygote, so it imports
 nothing from attnlab.
@@ -25,7 +26,7 @@ MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 24, 36, 38
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
-ST_NOSUID, ST_NODEV, ST_NOEXEC = 2, 4, 8
+ST_RDONLY, ST_NOSUID, ST_NODEV, ST_NOEXEC = 1, 2, 4, 8
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine())
 SYS_CAPSET = {"x86_64": 126, "aarch64": 91}.get(platform.machine())
 
@@ -40,6 +41,10 @@ def _check(ret: int, what: str) -> None:
 
 def unshare(flags: int) -> None:
     _check(_libc.unshare(ctypes.c_int(flags)), "unshare")
+
+
+def setns(fd: int, nstype: int) -> None:
+    _check(_libc.setns(ctypes.c_int(fd), ctypes.c_int(nstype)), "setns")
 
 
 def _enc(s: str | None) -> bytes | None:
@@ -92,11 +97,11 @@ def _bind_flags(path: str) -> int:
     return flags
 
 
-def build_root(view: View, stage: str = "/tmp") -> None:
-    """Build the sandbox's root in a fresh tmpfs at ``stage`` and pivot into it. Call inside new
-    mount and PID namespaces, as the PID namespace's first process."""
+def prepare_root(view: View, stage: str) -> None:
+    """Build the read-only part of every sandbox's root, once, in a fresh tmpfs at ``stage``: the
+    binds and masks, ``/dev`` and the empty mount points of what each sandbox gets of its own
+    (``enter_root``). Call in a mount namespace of its own (``stage`` is an empty folder there)."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
-    # open every source first: the stage may cover one of them (a virtual environment under /tmp)
     sources = {}
     for path in sorted(set(view.binds), key=lambda p: (p.count("/"), p)):
         try:
@@ -109,27 +114,17 @@ def build_root(view: View, stage: str = "/tmp") -> None:
     masks = sorted(set(view.masks))
     done_masks: set[str] = set()
 
-    def mountpoint(path: str, is_dir: bool) -> str:
-        target = root + path
-        if is_dir:
-            os.makedirs(target, exist_ok=True)
-        else:
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            if not os.path.exists(target):
-                open(target, "w").close()
-        return target
-
     def apply_masks(under: str) -> None:
         for m in masks:
             if m not in done_masks and _within(m, under) and m != under and os.path.isdir(root + m):
                 mount("tmpfs", root + m, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
                 done_masks.add(m)
 
-    # the private /tmp first: binds that live under /tmp (a virtual environment) go on top of it
-    scratch = f"size={view.scratch_mb}m,mode=1777"
-    mount("tmpfs", mountpoint("/tmp", True), "tmpfs", MS_NOSUID | MS_NODEV, scratch)
+    # binds under /tmp land in the folder that each sandbox's private /tmp covers: ``enter_root``
+    # binds them again on top of it
+    _mountpoint(root + "/tmp", True)
     for path, (fd, is_dir, flags) in sources.items():
-        target = mountpoint(path, is_dir)
+        target = _mountpoint(root + path, is_dir)
         mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
         mount(None, target, None, flags)
         os.close(fd)
@@ -137,11 +132,10 @@ def build_root(view: View, stage: str = "/tmp") -> None:
     for m in done_masks:
         mount(None, root + m, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
-    dev = mountpoint("/dev", True)
+    dev = _mountpoint(root + "/dev", True)
     mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755")
     for name, fd in devices.items():
-        target = mountpoint(f"/dev/{name}", False)
-        mount(f"/proc/self/fd/{fd}", target, None, MS_BIND)
+        mount(f"/proc/self/fd/{fd}", _mountpoint(f"{dev}/{name}", False), None, MS_BIND)
         os.close(fd)
     for name, target in (
         ("fd", "/proc/self/fd"),
@@ -150,18 +144,55 @@ def build_root(view: View, stage: str = "/tmp") -> None:
         ("stderr", "/proc/self/fd/2"),
     ):
         os.symlink(target, f"{dev}/{name}")
-    mount("tmpfs", mountpoint("/dev/shm", True), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, scratch)
+    _mountpoint(f"{dev}/shm", True)
     mount(None, dev, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
-    proc = mountpoint("/proc", True)
+    _mountpoint(root + "/proc", True)
+    mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def enter_root(view: View, stage: str) -> None:
+    """Pivot into a copy of the root that ``prepare_root`` built at ``stage``, with a private
+    ``/tmp`` and ``/dev/shm`` and the ``/proc`` of its own PID namespace. Call inside a copy of the
+    template's mount namespace and a new PID namespace, as that namespace's first process."""
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    # a copy of its own to pivot into: where the template belongs to another user namespace, its
+    # mounts are locked together here, and pivot_root refuses a locked mount
+    mount(stage, stage, None, MS_BIND | MS_REC)
+    root = stage
+    tops: list[str] = []
+    for path in sorted(p for p in set(view.binds) if _within(p, "/tmp") and p != "/tmp"):
+        if not any(_within(path, top) for top in tops) and os.path.lexists(root + path):
+            tops.append(path)
+    # the template's binds under /tmp, opened before the private /tmp covers them
+    held = {path: (os.open(root + path, os.O_PATH | os.O_CLOEXEC), os.path.isdir(root + path)) for path in tops}
+    scratch = f"size={view.scratch_mb}m,mode=1777"
+    mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, scratch)
+    for path, (fd, is_dir) in held.items():
+        # a copy of the template's mount keeps its read-only flags, and its masks come along
+        mount(f"/proc/self/fd/{fd}", _mountpoint(root + path, is_dir), None, MS_BIND | MS_REC)
+        os.close(fd)
+    mount("tmpfs", root + "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, scratch)
     try:
-        mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     except OSError:
         pass  # e.g. a container whose /proc is partly covered: the sandbox simply has no /proc
     os.chdir(root)
     pivot_root(".", ".")
     _check(_libc.umount2(b".", ctypes.c_int(MNT_DETACH)), "umount old root")
     os.chdir("/")
-    mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    for path in ("/", *tops):
+        if not os.statvfs(path).f_flag & ST_RDONLY:
+            raise OSError(30, f"the sandbox's {path} is writable")
+
+
+def _mountpoint(target: str, is_dir: bool) -> str:
+    if is_dir:
+        os.makedirs(target, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if not os.path.exists(target):
+            open(target, "w").close()
+    return target
 
 
 def pivot_root(new: str, old: str) -> None:

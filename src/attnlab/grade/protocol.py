@@ -104,7 +104,8 @@ WORKER_TO_ZYGOTE = (
         "spawn",
         "worker",
         "() with two file descriptors: the channel and the output pipe",
-        "('spawned', sandbox pid, CPU-time file or None)",
+        "('spawned', sandbox pid, CPU-time file or None), with two file descriptors in place of the "
+        "worker's when the sandbox is the one the zygote started for its trial",
         "60 s socket timeout",
     ),
     Message(
@@ -112,7 +113,7 @@ WORKER_TO_ZYGOTE = (
         "worker",
         "(sandbox pid,)",
         "('killed', wait status, whether all is gone): the "
-        "PID namespace dies with its first process; the cgroup is removed",
+        "PID namespace dies with its first process; the cgroup is removed once the outer process is reaped",
         "60 s socket timeout",
     ),
     Message("quit", "worker", "()", "none: the zygote kills what runs and exits", "10 s, then SIGKILL"),

@@ -5,7 +5,8 @@ executes the submission and answers the trusted grader's requests over the narro
 Run as ``python -I sandbox.py CONFIG_JSON`` with the control socket on fd 3. The zygote imports
 numpy and the assignment's preloads once and then, per submission, forks a process that enters new
 mount, PID, IPC, UTS and network namespaces (with a cgroup of its own where the machine has them),
-pivots into an allow-list root (``jail.build_root``, ``allowlist.view``), drops every privilege and
+pivots into a copy of the allow-list root that the zygote built once (``Template``,
+``jail.prepare_root``, ``jail.enter_root``, ``allowlist.view``), drops every privilege and
 installs the system-call allow-list (``syscalls.py``). That process is the first of its PID
 namespace: when it dies, everything it started dies with it. Where namespaces are refused, the
 sandbox confines itself with Landlock instead (``landlock.py``: the same allow-list, and a scratch
@@ -27,6 +28,7 @@ import socket
 import sys
 import traceback
 import types
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -414,15 +416,22 @@ def _own_user(config: dict) -> bool:
     return os.geteuid() == 0 and config.get("uid") is not None
 
 
-def _outer(chan_fd: int, out_fd: int, report_fd: int, config: dict, mode: str, cgroup, work: str) -> None:
-    """The forked child that stays in the zygote's PID namespace: it enters the new namespaces,
-    forks the sandbox (the first process of the new PID namespace), reports its pid and waits."""
+def _outer(
+    chan_fd: int, out_fd: int, report_fd: int, config: dict, mode: str, cgroup, work: str, template: Template | None
+) -> None:
+    """The forked child that stays in the zygote's PID namespace: it enters the template's
+    namespaces and then new ones, forks the sandbox (the first process of the new PID namespace),
+    reports its pid, waits, and reports how it ended (a line each on ``report_fd``)."""
     try:
         os.setsid()
         jail.die_with_parent()
         if cgroup is not None:
             cgroup.add(os.getpid())
         if mode in NAMESPACES:
+            if template is None:
+                raise OSError(2, "no template root")
+            for fd, nstype in template.namespaces:
+                jail.setns(fd, nstype)
             uid, gid = os.getuid(), os.getgid()
             jail.unshare(
                 jail.CLONE_NEWNS
@@ -439,34 +448,43 @@ def _outer(chan_fd: int, out_fd: int, report_fd: int, config: dict, mode: str, c
         if pid == 0:
             os.close(alive_w)
             os.close(report_fd)
-            run_sandbox(chan_fd, out_fd, alive_r, config, mode, work)
+            run_sandbox(chan_fd, out_fd, alive_r, config, mode, work, template.stage if template else "")
         os.close(alive_r)
-        os.write(report_fd, str(pid).encode())
-        os.close(report_fd)
-        os.closerange(0, alive_w)
-        os.closerange(alive_w + 1, 65536)
+        os.write(report_fd, f"{pid}\n".encode())
+        low, high = sorted((alive_w, report_fd))
+        os.closerange(0, low)
+        os.closerange(low + 1, high)
+        os.closerange(high + 1, 65536)
         while True:
             try:
                 _, status = os.waitpid(pid, 0)
                 break
             except InterruptedError:
                 continue
-        os._exit(128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status))
+        code = 128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+        # the PID namespace is empty once its first process is reaped: the zygote need not wait
+        # for this process's own exit
+        try:
+            os.write(report_fd, f"{code}\n".encode())
+        except OSError:
+            pass  # the zygote stopped listening (it ends this process instead)
+        os._exit(code)
     except BaseException:  # noqa: BLE001 - a sandbox that cannot isolate itself must not run
         os.write(out_fd, traceback.format_exc().encode()[-4000:])
         os._exit(70)
 
 
-def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: str, work: str) -> None:
-    """In the sandbox process: build its root (or, without namespaces, confine itself to the
-    allow-list and ``work``, its scratch folder), drop privileges, then serve the trusted side."""
+def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: str, work: str, stage: str) -> None:
+    """In the sandbox process: pivot into a copy of the template root at ``stage`` (or, without
+    namespaces, confine itself to the allow-list and ``work``, its scratch folder), drop
+    privileges, then serve the trusted side."""
     try:
         # a session of its own: a signal to its process group (kill(0, ...), killpg) reaches only
         # its own PID namespace, never the outer process, which in a user namespace has its user id
         os.setsid()
         own_user = _own_user(config)
         if mode in NAMESPACES:
-            jail.build_root(jail.View(config["binds"], config["masks"], config["scratch_mb"]))
+            jail.enter_root(jail.View(config["binds"], config["masks"], config["scratch_mb"]), stage)
             jail.sethostname("sandbox")
             os.makedirs(work, mode=0o700)
             if own_user:
@@ -539,24 +557,92 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
 # ---- the zygote -------------------------------------------------------------------------------
 
 
+@dataclass
+class Template:
+    """The read-only part of the sandboxes' root (``jail.prepare_root``), built once at ``stage`` in
+    a mount namespace (and, without root, a user namespace) of its own that no process runs in:
+    ``namespaces`` holds it, as (file descriptor, type) in the order to enter them. A sandbox
+    starts from a copy of it (``jail.enter_root``), not from ~80 mounts of its own."""
+
+    stage: str
+    namespaces: list[tuple[int, int]]
+
+    def close(self) -> None:
+        for fd, _ in self.namespaces:
+            os.close(fd)
+
+
 class Zygote:
     def __init__(self, config: dict):
         self.config = config
         self.count = 0
-        # sandbox pid -> (outer pid, cgroup, scratch folder or None)
-        self.running: dict[int, tuple[int, object, str | None]] = {}
+        self.running: dict[int, _Running] = {}  # by sandbox pid
+        self.exiting: dict[int, object] = {}  # outer pid -> its cgroup (or None), once its sandbox is gone
         self.mode = "none"
         self.scratch_base: str | None = None
+        self.template: Template | None = None
+        # a sandbox ready for the next spawn: (pid, channel, output pipe, CPU-time file)
+        self.spare: tuple[int, int, int, str | None] | None = None
 
-    def scratch(self) -> str:
-        """A fresh folder for one sandbox without namespaces, named at random inside a folder of
-        this zygote's that its sandboxes can cross but not list: no submission finds another's."""
+    def base(self) -> str:
+        """This zygote's folder (``SCRATCH_PREFIX`` and its pid), which its sandboxes can cross but
+        not list; removed when it ends, or by the next zygote if it dies first."""
         import tempfile
 
         if self.scratch_base is None:
             self.scratch_base = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
             os.chmod(self.scratch_base, 0o711)  # a sandbox with a user id of its own must cross it
-        work = tempfile.mkdtemp(dir=self.scratch_base)
+        return self.scratch_base
+
+    def prepare(self, mode: str) -> bool:
+        """Build the template root for a namespace ``mode`` in a child that enters new namespaces,
+        keep them by file descriptor and let the child go. False where that fails."""
+        if self.template is not None:
+            self.template.close()
+            self.template = None
+        stage = os.path.join(self.base(), f"root-{mode}")
+        os.makedirs(stage, exist_ok=True)
+        done_r, done_w = os.pipe()
+        go_r, go_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(done_r)
+                os.close(go_w)
+                jail.die_with_parent()
+                uid, gid = os.getuid(), os.getgid()
+                jail.unshare(jail.CLONE_NEWNS | (jail.CLONE_NEWUSER if mode == "userns" else 0))
+                if mode == "userns":
+                    jail.map_user(uid, gid)
+                jail.prepare_root(jail.View(self.config["binds"], self.config["masks"]), stage)
+                os.write(done_w, b"1")
+                os.read(go_r, 1)  # until the zygote holds the namespaces
+            finally:
+                os._exit(0)
+        os.close(done_w)
+        os.close(go_r)
+        namespaces: list[tuple[int, int]] = []
+        try:
+            if select.select([done_r], [], [], 30)[0] and os.read(done_r, 1) == b"1":
+                kinds = [("user", jail.CLONE_NEWUSER)] if mode == "userns" else []
+                for name, nstype in (*kinds, ("mnt", jail.CLONE_NEWNS)):
+                    namespaces.append((os.open(f"/proc/{pid}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC), nstype))
+                self.template = Template(stage, namespaces)
+        except OSError:
+            for fd, _ in namespaces:
+                os.close(fd)
+        finally:
+            os.close(done_r)
+            os.close(go_w)
+            os.waitpid(pid, 0)
+        return self.template is not None
+
+    def scratch(self) -> str:
+        """A fresh folder for one sandbox without namespaces, named at random inside ``base``: no
+        submission finds another's."""
+        import tempfile
+
+        work = tempfile.mkdtemp(dir=self.base())
         if _own_user(self.config):
             os.chown(work, self.config["uid"], self.config["gid"])
         return work
@@ -570,34 +656,61 @@ class Zygote:
                 f"attnlab-{os.getpid()}-{self.count}", memory_mb=self.config["memory_mb"], pids=self.config["nproc"]
             )
         scratch = None if mode in NAMESPACES else self.scratch()
+        self.reap()
         report_r, report_w = os.pipe()
         outer = os.fork()
         if outer == 0:
             os.close(report_r)
-            _outer(chan_fd, out_fd, report_w, self.config, mode, cgroup, scratch or ROOT_WORK)
+            _outer(chan_fd, out_fd, report_w, self.config, mode, cgroup, scratch or ROOT_WORK, self.template)
         os.close(report_w)
-        try:
-            ready = select.select([report_r], [], [], 30)[0]
-            data = os.read(report_r, 32) if ready else b""
-        finally:
-            os.close(report_r)
-        if not data.isdigit():
+        running = _Running(outer, cgroup, scratch, report_r)
+        line = running.line(30.0)
+        if line is None or not line.isdigit():
+            running.close()
             self.finish(outer, None, cgroup, scratch)
             return -1, None
-        pid = int(data)
-        self.running[pid] = (outer, cgroup, scratch)
+        pid = int(line)
+        self.running[pid] = running
         return pid, _cpu_file(cgroup)
 
     def kill(self, pid: int) -> tuple[int | None, bool]:
         """Kill a sandbox and everything it started; its wait status and whether all is gone."""
-        outer, cgroup, scratch = self.running.pop(pid, (None, None, None))
-        if outer is None:
+        running = self.running.pop(pid, None)
+        if running is None:
             return None, True
         try:
             os.kill(pid, 9)
         except OSError:
             pass
-        return self.finish(outer, pid, cgroup, scratch)
+        line = running.line(10.0) if self.mode in NAMESPACES else None
+        if line is None or not line.isdigit():
+            try:
+                return self.finish(running.outer, pid, running.cgroup, running.scratch)
+            finally:
+                running.close()
+        running.close()
+        # its PID namespace is empty: the outer process's own exit is reaped later (``reap``)
+        self.exiting[running.outer] = running.cgroup
+        self.reap()
+        return _signal_status(int(line) << 8), True
+
+    def reap(self, limit: float = 0.0) -> None:
+        """Collect the outer processes whose sandboxes are gone (waiting up to ``limit`` seconds
+        each) and remove their cgroups."""
+        for outer, cgroup in list(self.exiting.items()):
+            if limit > 0:
+                if _wait(outer, limit) is None:
+                    os.kill(outer, 9)
+                    _wait(outer, limit)
+            else:
+                try:
+                    if os.waitpid(outer, os.WNOHANG)[0] == 0:
+                        continue
+                except ChildProcessError:
+                    pass
+            del self.exiting[outer]
+            if cgroup is not None:
+                cgroup.remove()  # type: ignore[attr-defined]  # a jail.Cgroup
 
     def finish(self, outer: int, pid: int | None, cgroup, scratch: str | None) -> tuple[int | None, bool]:
         if self.mode not in NAMESPACES:
@@ -619,9 +732,42 @@ class Zygote:
             import shutil
 
             shutil.rmtree(scratch, ignore_errors=True)
-        if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) > 128:
-            status = os.WEXITSTATUS(status) - 128  # the sandbox's own death, as a signal status
-        return status, clean
+        return _signal_status(status), clean
+
+
+class _Running:
+    """A sandbox's outer process, its cgroup and scratch folder, and the pipe on which the outer
+    reports the sandbox's pid and then how it ended."""
+
+    def __init__(self, outer: int, cgroup, scratch: str | None, report: int):
+        self.outer, self.cgroup, self.scratch, self.report = outer, cgroup, scratch, report
+        self.pending = b""
+
+    def line(self, limit: float) -> str | None:
+        """The next line the outer reports, within ``limit`` seconds (None if it ends or is late)."""
+        import time
+
+        end = time.monotonic() + limit
+        while b"\n" not in self.pending:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([self.report], [], [], left)[0]:
+                return None
+            chunk = os.read(self.report, 64)
+            if not chunk:
+                return None
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
+        return line.decode()
+
+    def close(self) -> None:
+        os.close(self.report)
+
+
+def _signal_status(status: int | None) -> int | None:
+    """An outer process's exit status as its sandbox's: 128 + n is the sandbox's death by signal n."""
+    if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) > 128:
+        return os.WEXITSTATUS(status) - 128
+    return status
 
 
 def _wait(pid: int, limit: float) -> int | None:
@@ -660,11 +806,13 @@ def _cpu_file(cgroup) -> str | None:
 
 
 def _trial(zygote: Zygote, mode: str) -> bool:
-    """Whether a sandbox can be built in ``mode`` here: fork one, let it set up, and end it."""
+    """Whether a sandbox can be built in ``mode`` here: fork one and let it set up. With
+    namespaces, that sandbox is kept for the first ``spawn`` (it has run nothing but this request);
+    otherwise it ends here."""
     a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     out_r, out_w = os.pipe()
     try:
-        pid, _ = zygote.spawn(b.fileno(), out_w, mode)
+        pid, cpu_file = zygote.spawn(b.fileno(), out_w, mode)
         if pid < 0:
             return False
         os.close(out_w)
@@ -676,13 +824,17 @@ def _trial(zygote: Zygote, mode: str) -> bool:
             ok = status == "ok"
         except (wire.WireError, wire.ChannelTimeout, OSError):
             ok = False
-        zygote.kill(pid)
+        if ok and mode in NAMESPACES:
+            zygote.spare = (pid, a.detach(), out_r, cpu_file)
+            out_r = -1
+        else:
+            zygote.kill(pid)
         return ok
     finally:
         a.close()
-        if out_w >= 0:
-            os.close(out_w)
-        os.close(out_r)
+        for fd in (out_w, out_r):
+            if fd >= 0:
+                os.close(fd)
 
 
 def _remove_stale_scratch() -> None:
@@ -764,10 +916,11 @@ def main(config: dict) -> None:
     modes = (["root"] if isolate and os.geteuid() == 0 else []) + (["userns"] if isolate else [])
     if isolate and landlock.abi() >= 1:
         modes.append("landlock")
+    _remove_stale_scratch()
     for mode in modes:
         zygote.mode = mode
         config["syscall_filter"] = _syscall_filter(mode, isolate)
-        if _trial(zygote, mode):
+        if (mode not in NAMESPACES or zygote.prepare(mode)) and _trial(zygote, mode):
             break
     else:
         zygote.mode = "none"
@@ -775,7 +928,6 @@ def main(config: dict) -> None:
     if zygote.mode == "root":
         jail.Cgroup.remove_stale()
     if zygote.mode not in NAMESPACES:
-        _remove_stale_scratch()
         jail.become_subreaper()
         if _own_user(config):
             jail.sweep(uid=config["uid"], reaped={})  # whatever an earlier run left behind
@@ -793,10 +945,18 @@ def main(config: dict) -> None:
             break
         if msg[0] == "spawn" and len(fds) == 2:
             chan_fd, out_fd = fds
-            pid, cpu_file = zygote.spawn(chan_fd, out_fd, zygote.mode)
+            if zygote.spare is not None:
+                # the trial's sandbox, with its own channel and output pipe in place of these
+                os.close(chan_fd)
+                os.close(out_fd)
+                pid, chan_fd, out_fd, cpu_file = zygote.spare
+                zygote.spare = None
+                socket.send_fds(ctl, [wire.encode(("spawned", pid, cpu_file))], [chan_fd, out_fd])
+            else:
+                pid, cpu_file = zygote.spawn(chan_fd, out_fd, zygote.mode)
+                ctl.sendall(wire.encode(("spawned", pid, cpu_file)))
             os.close(chan_fd)
             os.close(out_fd)
-            ctl.sendall(wire.encode(("spawned", pid, cpu_file)))
         elif msg[0] == "kill":
             for fd in fds:
                 os.close(fd)
@@ -806,6 +966,7 @@ def main(config: dict) -> None:
             break
     for pid in list(zygote.running):
         zygote.kill(pid)
+    zygote.reap(limit=10.0)
     if zygote.scratch_base is not None:
         import shutil
 

@@ -191,8 +191,20 @@ class Zygote:
         finally:
             theirs.close()
             os.close(out_w)
-        output.drain(out_r)
-        _, pid, cpu_file = self._recv()
+        try:
+            data, fds, _, _ = socket.recv_fds(self.ctl, 1 << 16, 2, socket.MSG_CMSG_CLOEXEC)
+            if not data:
+                raise RuntimeError("the sandbox zygote exited")
+            if len(fds) == 2:  # a sandbox started earlier (the zygote's trial): its own channel and output
+                mine.close()
+                os.close(out_r)
+                mine, out_r = socket.socket(fileno=fds[0]), fds[1]
+            else:
+                for fd in fds:
+                    os.close(fd)
+            _, pid, cpu_file = wire.decode(data)
+        finally:
+            output.drain(out_r)
         if pid < 0:
             mine.close()
             raise RuntimeError("the sandbox could not be started")
