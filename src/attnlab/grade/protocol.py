@@ -12,12 +12,12 @@ Framing (``wire.py``): a 4-byte length (at most ``wire.MAX_FRAME``) and a tagged
 data only: None, bool, int (at most 4000 digits), float, complex, str, bytes, list, tuple, dict,
 numpy arrays and scalars of numeric or bool dtype (decoded as fresh base-class ``ndarray``s), and
 two references: ``Ref(name)``, a student function by name, and ``Handle(n)``, a function the worker
-lends for the duration of one call (numbers are never reused); a lent pure function of one array may
-declare its known answers (``known_answers()``: stacked inputs and outputs). Those answers travel
-with the handle, and the sandbox answers calls on exactly those inputs itself, only when the lender
-declares them public (``public_answers``: the inputs follow from the call's own arguments);
-otherwise the worker answers them from a table that never crosses. Nothing is unpickled; any
-malformed frame raises ``WireError``.
+lends for the duration of one call (numbers are never reused). A handle is a number and nothing
+else: whatever the lent function is (pure or stateful, with or without a table of known answers), the
+sandbox can only call it, and each call is a ``cb`` request the worker answers; a pure function's
+table of known answers (``known_answers()``: stacked inputs and outputs) stays in the worker, which
+answers calls on those inputs from it. Nothing is unpickled; any malformed frame raises
+``WireError``.
 
 Worker -> sandbox (each with a deadline: the request's CPU seconds of the sandbox's own cgroup, or
 without one of its own process, and ``Sandbox.WALL_FACTOR`` times that of wall time; sends are

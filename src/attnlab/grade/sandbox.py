@@ -230,21 +230,14 @@ class Runtime:
         return module
 
     # values crossing the channel
-    def callback(self, hid: int, answers: tuple | None = None):
+    def callback(self, hid: int):
         """A function the trusted side lent for the current call: calling it is all one can do
-        with it. It carries a number, never the lender's code, name, arguments or globals; once the
-        call that lent it returns, the trusted side refuses the number. ``answers``: a pure
-        function's outputs on inputs that follow from the call's own arguments (``protocol.py``),
-        to answer those calls here."""
+        with it. It carries a number, never the lender's code, name, arguments, globals or any
+        answer it knows (what kind of function it is shows only in what calls return); once the
+        call that lent it returns, the trusted side refuses the number."""
         endpoint = self.endpoint
-        known = {(x.dtype.str, x.shape, x.tobytes()): y for x, y in zip(*answers)} if answers else {}
 
         def f(*args, **kwargs):
-            if known and len(args) == 1 and not kwargs and type(args[0]) is np.ndarray:
-                x = args[0]
-                y = known.get((x.dtype.str, x.shape, x.tobytes()))
-                if y is not None:
-                    return y.copy()
             status, body = endpoint.request("cb", (hid, args, kwargs))
             if status == "ok":
                 return self.resolve(body)
@@ -262,7 +255,7 @@ class Runtime:
         if isinstance(value, wire.Ref):
             return self.ns.get(value.name)
         if isinstance(value, wire.Handle):
-            return self.callback(value.id, value.answers)
+            return self.callback(value.id)
         if isinstance(value, list):
             return [self.resolve(v) for v in value]
         if isinstance(value, tuple):

@@ -4,8 +4,8 @@ proxies through which test files call the student's functions (``protocol.py`` l
 A callable that a test passes to the student's code, or that the runner lends in place of one of the
 submission's functions, stays here: the student's side gets a number it can only call back (a Handle),
 valid while the call that carried it runs; the student's own functions travel by name (a Ref). No test
-code, name, bound argument or global crosses to the sandbox, nor any table of known answers that its
-lender has not declared public.
+code, name, bound argument or global crosses to the sandbox, nor any table of known answers: a lent
+function's table stays here, and calls on its inputs are answered from it.
 """
 
 from __future__ import annotations
@@ -374,7 +374,7 @@ class Sandbox:
             hid = self.next_handle
             self.next_handle += 1
             self.handles[hid] = obj
-            return wire.Handle(hid, _public_answers(obj))
+            return wire.Handle(hid)
         return None
 
     def _resolve(self, value: Any) -> Any:
@@ -394,36 +394,9 @@ class Sandbox:
         return value
 
 
-MAX_ANSWERS = 1000
-
-
-def _public_answers(fn: Callable) -> tuple | None:
-    """The known answers that may travel with a lent function's handle: only those its lender
-    declares public (``fn.public_answers``: inputs that follow from the arguments the student's
-    function is called with, so that reading them tells nothing that calling would not), as two
-    stacked arrays (inputs, outputs). None otherwise: the table stays here (``_known_answer``)."""
-    import numpy as np
-
-    declared = getattr(fn, "known_answers", None)
-    if not (callable(declared) and getattr(fn, "public_answers", False) is True):
-        return None
-    answers = declared()
-    if not (isinstance(answers, tuple) and len(answers) == 2 and all(type(a) is np.ndarray for a in answers)):
-        return None
-    inputs, outputs = answers
-    if not (
-        inputs.ndim >= 1
-        and outputs.ndim >= 1
-        and len(inputs) == len(outputs) <= MAX_ANSWERS
-        and inputs.dtype.str in wire.DTYPES
-        and outputs.dtype.str in wire.DTYPES
-    ):
-        return None
-    return inputs, outputs
-
-
-# the other lent pure functions' known answers, looked up here by the input's bytes: such a table
-# never crosses to the student's side, where it would tell which inputs a test is going to try
+# lent pure functions' known answers, looked up here by the input's bytes: a table never crosses to
+# the student's side, where it would tell which inputs a test is going to try, and that the function
+# is a pure one
 _TABLES: weakref.WeakKeyDictionary[Any, dict[tuple, Any]] = weakref.WeakKeyDictionary()
 
 

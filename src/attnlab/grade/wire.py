@@ -128,15 +128,12 @@ class Ref:
 
 
 class Handle:
-    """A callback on the trusted side, by number. ``answers``, when the lender declares them public,
-    are two stacked arrays (inputs, outputs) of a pure function of one array: ``f(inputs[i])`` is
-    ``outputs[i]``, so the student's side may answer a call with exactly such an input itself."""
+    """A callback on the trusted side, by number: all that crosses of it, whatever the function."""
 
-    __slots__ = ("id", "answers")
+    __slots__ = ("id",)
 
-    def __init__(self, id: int, answers: tuple | None = None):
+    def __init__(self, id: int):
         self.id = id
-        self.answers = answers
 
 
 # ---- values --------------------------------------------------------------------------------
@@ -166,11 +163,7 @@ def _enc(v: Any, out: list[bytes], depth: int, ref) -> None:
         out.append(b"R")
         _enc_str(v.name, out)
     elif isinstance(v, Handle):
-        if v.answers is None:
-            out.append(b"K" + _U32.pack(v.id))
-        else:
-            out.append(b"H" + _U32.pack(v.id))
-            _enc(v.answers, out, depth + 1, None)
+        out.append(b"K" + _U32.pack(v.id))
     elif isinstance(v, np.ndarray):
         arr = np.ascontiguousarray(np.asarray(v).view(np.ndarray))
         if arr.dtype.str not in DTYPES:
@@ -338,17 +331,6 @@ class _Decoder:
             return Ref(self.text())
         if tag == b"K":
             return Handle(self.u32())
-        if tag == b"H":
-            hid = self.u32()
-            answers = self.value(depth + 1)
-            if not (
-                isinstance(answers, tuple)
-                and len(answers) == 2
-                and all(isinstance(a, np.ndarray) and a.ndim >= 1 for a in answers)
-                and len(answers[0]) == len(answers[1])
-            ):
-                raise WireError("malformed answers of a lent function")
-            return Handle(hid, answers)
         raise WireError(f"unknown tag {tag!r}")
 
     def dtype(self) -> np.dtype:
