@@ -90,6 +90,7 @@ STANDARD_ERRORS = frozenset(
     }
 )
 MAX_VALUE_BYTES = 1 << 20
+_NOT_PLAIN = (wire.Ref, wire.Handle, list, tuple, dict)
 MAX_SNAPSHOTS = 64
 PRELOAD = (
     "math",
@@ -252,6 +253,8 @@ class Runtime:
         return wire.Handle(hid) if hid is not None else None
 
     def resolve(self, value):
+        if not isinstance(value, _NOT_PLAIN):
+            return value  # an array or a number: most of what arrives
         if isinstance(value, wire.Ref):
             return self.ns.get(value.name)
         if isinstance(value, wire.Handle):
