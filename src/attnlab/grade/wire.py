@@ -453,6 +453,28 @@ def _d_scalar(d: _Decoder, depth: int) -> np.generic:
     return np.frombuffer(d.take(dtype.itemsize), dtype=dtype)[0]
 
 
+_ARRAY = ord("a")
+
+
+def _array_at(buf: bytes, pos: int) -> np.ndarray:
+    """The array whose header (after its tag) starts at ``pos`` and whose data ends ``buf``: what
+    most messages carry, decoded without the general decoder's dispatch."""
+    try:
+        dtype, ndim = _NP_DTYPES[buf[pos]], buf[pos + 1]
+        shape = _SHAPES[ndim].unpack_from(buf, pos + 2)
+    except (IndexError, struct.error):
+        raise WireError("malformed array") from None
+    start = pos + 2 + 8 * ndim
+    size = 1
+    for n in shape:
+        if n > MAX_FRAME:
+            raise WireError("array data does not match its shape")
+        size *= n
+    if start + size * dtype.itemsize != len(buf):
+        raise WireError("array data does not match its shape")
+    return np.ndarray(shape, dtype, buf, start).copy()
+
+
 _DECODERS: dict[int, Callable[[_Decoder, int], Any]] = {
     ord("N"): lambda d, depth: None,
     ord("T"): lambda d, depth: True,
@@ -548,7 +570,13 @@ class Endpoint:
         if self.deadline is None:
             self.sock.sendall(data)
             return
-        view = memoryview(data)
+        try:
+            sent = self.sock.send(data, socket.MSG_DONTWAIT)  # a small message goes at once
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError as e:
+            raise ChannelClosed(str(e)) from e
+        view = memoryview(data)[sent:]
         while view:
             try:
                 view = view[self.sock.send(view[: 1 << 20], socket.MSG_DONTWAIT) :]
@@ -604,19 +632,17 @@ class Endpoint:
 
     def recv(self) -> tuple:
         frame = self._frame()
-        if len(frame) < 9 or frame[4] not in _NAMES:
+        if len(frame) < 10 or frame[4] not in _NAMES:  # a length, a type, an id and at least a tag
             raise WireError("malformed message")
         tag, rid = _HEAD.unpack_from(frame, 4)
         name = _NAMES[frame[4]]
         if name in ("ok", "err"):
-            return name, rid, _decode(frame, 9)
+            return name, rid, _array_at(frame, 10) if frame[9] == _ARRAY else _decode(frame, 9)
         if name == "cb":
-            hid = _LEN.unpack_from(frame, 9)[0] if len(frame) >= 13 else None
-            x = _decode(frame, 13) if hid is not None else None
-            if type(x) is not np.ndarray:
+            if len(frame) < 14 or frame[13] != _ARRAY:
                 raise WireError("malformed message")
-            return "req", rid, "cb", (hid, (x,), {})
-        end = 10 + frame[9] if len(frame) > 9 else len(frame) + 1
+            return "req", rid, "cb", (_LEN.unpack_from(frame, 9)[0], (_array_at(frame, 14),), {})
+        end = 10 + frame[9]
         if end > len(frame):
             raise WireError("malformed message")
         try:
