@@ -126,6 +126,29 @@ def use(f, X):
     assert f.calls == 2  # X + 0.5 and the float32 copy: not among the declared inputs
 
 
+def test_does_a_submission_that_replaces_builtins_fool_only_its_own_code(zygote):
+    """The runtime that lists a submission's names and sends its values keeps the builtins it
+    started with: replacing ``isinstance`` or ``len`` neither hides the submission's functions nor
+    garbles what crosses (nor, in the worker, changes anything)."""
+    sb = start(
+        zygote,
+        """
+import builtins
+builtins.isinstance = lambda *a: True
+builtins.len = lambda x: 0
+builtins.sorted = lambda x, **k: []
+def echo(x):
+    return [x, (1, "two"), {"x": x}]
+""",
+    )
+    _, names = sb.request("names", False, 10, "listing names")
+    assert names["echo"][0] == "function"
+    x = np.arange(3.0)
+    result, _ = sb.call("echo", None, (x,), {}, 10)
+    sb.kill()
+    assert np.array_equal(result[0], x) and result[1] == (1, "two") and np.array_equal(result[2]["x"], x)
+
+
 def test_does_a_lent_functions_table_never_reach_the_student(zygote):
     """The worker keeps a lent function's table of known answers and answers from it: the answer
     for a declared input the student never asked for (15.5 = 2 * 7.25 + 1) is nowhere on the

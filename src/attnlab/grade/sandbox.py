@@ -30,6 +30,12 @@ import types
 
 import numpy as np
 
+# The submission runs in this process and may replace builtins (``builtins.isinstance = ...``). This
+# runtime and the modules it loads look theirs up in a copy made before, so that what it answers
+# (the names a submission defines, every value it sends) never depends on what the submission did.
+_BUILTINS = dict(builtins.__dict__)
+globals()["__builtins__"] = _BUILTINS  # the functions defined below take theirs from here
+
 
 def _load(name: str):
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
@@ -37,6 +43,7 @@ def _load(name: str):
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
+    module.__builtins__ = _BUILTINS  # type: ignore[attr-defined]  # read by exec_module
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
