@@ -251,6 +251,16 @@ def test_is_a_function_with_unusable_declared_answers_still_called_by_round_trip
     assert np.array_equal(result, np.ones((1, 2))) and calls == [1]
 
 
+def test_can_any_callable_be_lent_and_called(zygote):
+    """numpy's functions (no weak references to them), a lambda, a class: each answers by call."""
+    sb = start(zygote, "def use(f, X):\n    return f(X)\n")
+    X = np.arange(4.0).reshape(2, 2)
+    for f in (np.tanh, np.sum, lambda X: X[::-1], np.asarray):
+        result, _ = sb.call("use", None, (f, X), {}, 10)
+        assert np.array_equal(result, f(X))
+    sb.kill()
+
+
 def test_does_a_public_row_never_see_what_a_hidden_case_gave_the_student(zygote, tmp_path):
     sub = tmp_path / "recorder.py"
     sub.write_text("""
