@@ -9,16 +9,19 @@ namespaces are refused: confined by Landlock and a stricter system-call allow-li
 README's security model has a row per mode).
 
 Framing (``wire.py``): a 4-byte length (at most ``wire.MAX_FRAME``), the message's type (request,
-reply, error), its number and a request's kind, then the body in a tagged encoding of plain data only: None, bool, int (at most 4000 digits), float, complex, str, bytes, list, tuple, dict,
-numpy arrays and scalars of numeric or bool dtype (decoded as fresh base-class ``ndarray``s), and
-two references: ``Ref(name)``, a student function by name, and ``Handle(n)``, a function the worker
-lends for the duration of one call (numbers are never reused). A handle is a number and nothing
-else: whatever the lent function is (pure or stateful, with or without a table of known answers), the
+reply, error), its number and a request's kind, then the body in a tagged encoding of plain data
+only: None, bool, int (at most 4000 digits), float, complex, str, bytes, list, tuple, dict, numpy
+arrays and scalars of numeric or bool dtype (decoded as fresh base-class ``ndarray``s), and two
+references: ``Ref(name)``, a student function by name, and ``Handle(n)``, a function the worker lends
+for the duration of one call (numbers are never reused). A handle is a number and nothing else:
+whatever the lent function is (pure or stateful, with or without a table of known answers), the
 sandbox can only call it, and each call is a ``cb`` request the worker answers; a pure function's
 table of known answers (``known_answers()``: stacked inputs and outputs) stays in the worker, which
 answers calls on those inputs from it. A ``cb`` whose arguments are one array (a checker calling its
-probe, about a thousand times per submission) travels in a short form: the handle's number and the
-array. Nothing is unpickled; any malformed frame raises ``WireError``.
+probe, about a thousand times per submission) travels in a short form, the handle's number and the
+array, and the worker answers one in a table from the array's bytes. What calls take still shows
+in their timing: a table's answer comes back sooner than a computed one. Nothing is unpickled; any
+malformed frame raises ``WireError``.
 
 Worker -> sandbox (each with a deadline: the request's CPU seconds of the sandbox's own cgroup, or
 without one of its own process, and ``Sandbox.WALL_FACTOR`` times that of wall time; sends are
