@@ -621,15 +621,15 @@ class Endpoint:
                     frame = bytes(buf[: 4 + n])
                     del buf[: 4 + n]
                     return frame
+            # 64 KiB: under malloc's mmap threshold, so no mmap per message
             try:
                 if self.deadline is None and self.watch is None:
                     chunk = self.sock.recv(1 << 16)  # nothing to watch: block in the one call
                 else:
-                    # try first, wait only when nothing is there yet (the reply often is, by now);
-                    # 64 KiB: under malloc's mmap threshold, so no mmap per message
+                    # wait first: the other side, on the same core, has seldom answered yet
+                    self._wait()
                     chunk = self.sock.recv(1 << 16, socket.MSG_DONTWAIT)
             except (BlockingIOError, InterruptedError):
-                self._wait()
                 continue
             except OSError as e:
                 raise ChannelClosed(str(e)) from e
