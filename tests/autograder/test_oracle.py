@@ -215,17 +215,6 @@ def test_are_the_answers_a_lent_probe_declares_its_outputs_on_those_inputs(kind)
         assert np.array_equal(lent(X.copy()), probe.f(X.copy()))
 
 
-def test_are_a_lent_probes_answers_public_only_when_its_inputs_follow_from_the_arguments():
-    """Every reordering of X (n <= 5) or the perms a checker is given: public. The default set for
-    a longer X is a choice of the test's, which a checker must not read."""
-    probe = oracle.probes.row_probes(7)["roll"]
-    rng = np.random.default_rng(8)
-    X5, X7 = rng.normal(size=(5, 2)), rng.normal(size=(7, 2))
-    assert probe.lent(X5).public_answers is True
-    assert probe.lent(X7, perms=[[1, 0, 2, 3, 4, 5, 6]]).public_answers is True
-    assert probe.lent(X7).public_answers is False
-
-
 def test_does_a_probe_that_remembers_its_calls_declare_no_answers():
     X = np.random.default_rng(7).normal(size=(4, 3))
     f = oracle.checkers.OnePermutationOnly(X, "equivariant")

@@ -368,6 +368,11 @@ class _Run:
                 env[name] = info[1]
         return env
 
+    def reaches_student(self, case: testfiles.Case) -> bool:
+        """Whether a case can call anything of the submission's: it takes ``env``, or a name the
+        submission defines."""
+        return any(p == "env" or p in self.env for p in case.params)
+
     def timed_out(self, name: str) -> None:
         self.strikes[name] = self.strikes.get(name, 0) + 1
 
@@ -407,10 +412,16 @@ class _Run:
         lent: tuple[str, ...] = (),
     ) -> CaseResult:
         result = CaseResult(tf.name, case.name, case.points, case.hidden, False)
-        if env is None and self.sandbox is not None and not self.seen_lent <= set(lent):
-            # answers remembered from a reference must not reach a case that is not lent it
-            self.sandbox.kill()
-        sb = self.sandbox
+        idle = env is None and self.names is not None and not self.reaches_student(case)
+        if idle:
+            # every function it takes is missing: it fails as otter's would with nothing of the
+            # submission's to run, so in no sandbox (a fresh one, lent a reference, would run nothing)
+            env, sb = self.env, None
+        else:
+            if env is None and self.sandbox is not None and not self.seen_lent <= set(lent):
+                # answers remembered from a reference must not reach a case that is not lent it
+                self.sandbox.kill()
+            sb = self.sandbox
         if env is None:
             if sb is None or not sb.alive:
                 if not self.stopped and self.boot(first=False):
@@ -422,8 +433,9 @@ class _Run:
             # a check's snapshot lives in the sandbox that ran the submission's checks
             env = self.make_env(sb, self.names, snapshot) if snapshot is not None and sb is self.first else self.env
         missing = [p for p in case.params if p != "env" and p not in env]
-        self.seen_lent |= set(lent)
-        self.seen_hidden |= case.hidden
+        if not idle:
+            self.seen_lent |= set(lent)
+            self.seen_hidden |= case.hidden
         self.lending = {name: Lent(self.g.references[name], self.limits.call) for name in lent}
         try:
             testfiles.call_case(case, env)

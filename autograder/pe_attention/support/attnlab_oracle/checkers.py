@@ -422,6 +422,10 @@ class OnePermutationOnly:
     def __init__(self, X, kind):
         self.X, self.kind = np.array(X, dtype=np.float64), kind
         self.offsets = np.arange(len(self.X), dtype=np.float64)
+        # a checker calls f on exact reorderings of X: each row found by its bytes, in one look-up
+        self.rows = {}
+        for i, row in enumerate(self.X):
+            self.rows.setdefault(row.tobytes(), i)
         self.allowed = {tuple(range(len(self.X)))}
         self.seen = set()
         self.what = f"a function that is {kind} under the first permutation a checker tries and under no other"
@@ -431,6 +435,9 @@ class OnePermutationOnly:
         Y = np.asarray(Y, dtype=np.float64)
         if Y.shape != self.X.shape:
             return None
+        exact = [self.rows.get(row.tobytes()) for row in Y]
+        if sorted(i for i in exact if i is not None) == list(range(len(self.X))):
+            return tuple(exact)
         sigma = [int(np.argmin(np.abs(self.X - row).sum(axis=1))) for row in Y]
         if sorted(sigma) != list(range(len(self.X))) or not np.allclose(self.X[sigma], Y, atol=1e-12):
             return None

@@ -5,14 +5,13 @@ arguments. ``equivariant`` and ``invariant`` below say what a correct checker mu
 
 A checker calls its probe once for X and once per reordering it tries (120 times for five rows).
 ``Probe.lent`` hands a pure probe over together with its outputs on the reorderings a checker is
-expected to try (``known_answers``), so a grading engine that keeps the probe on its own side can
-answer exactly those calls from a table instead of computing them, on the student's side where the
-table tells nothing new (``public_answers``); under otter it is just the probe.
+expected to try (``known_answers``), so that a grading engine, which keeps the probe and its table
+on its own side, answers exactly those calls from the table instead of computing them; under otter
+it is just the probe.
 """
 
 import functools
 import itertools
-import math
 
 import numpy as np
 
@@ -179,13 +178,10 @@ def reorderings(n):
 class KnownAnswers:
     """A pure function of one array, and the inputs it is expected to meet: calling it calls the
     function; ``known_answers()`` gives its outputs on those inputs as two stacked arrays (inputs,
-    outputs), for the inputs whose outputs share one shape (the others are left out).
-    ``public_answers``: the inputs follow from the arguments a checker is called with (every
-    reordering of X, or X and the given perms), so the answers may be handed over with the
-    function; otherwise an engine keeps them on its own side."""
+    outputs), for the inputs whose outputs share one shape (the others are left out)."""
 
-    def __init__(self, f, inputs, public):
-        self.f, self.inputs, self.public_answers = f, inputs, public
+    def __init__(self, f, inputs):
+        self.f, self.inputs = f, inputs
         self._answers = None
 
     def __call__(self, *args, **kwargs):
@@ -226,9 +222,7 @@ class Probe:
             order = reorderings(len(X)) if perms is None else perms
             if len(self._lent) >= 32:
                 self._lent.clear()
-            # every reordering (n <= 5) or the given ones: nothing a checker does not know already
-            public = perms is not None or len(order) == math.factorial(len(X)) - 1
-            self._lent[key] = KnownAnswers(self.f, [X.copy()] + [X[list(p)] for p in order], public)
+            self._lent[key] = KnownAnswers(self.f, [X.copy()] + [X[list(p)] for p in order])
         return self._lent[key]
 
     def __repr__(self):
