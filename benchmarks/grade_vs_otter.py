@@ -6,9 +6,10 @@ measured in the same run, so that a shared or loaded machine changes both sides 
 One run measures (issue 23's targets in brackets):
 
 1. a small class: N mixed submissions (the known-outcome samples, cycled to N, with ``--bugs`` the
-   70 one-bug submissions of the bug corpus too), each graded by ``otter run -a autograder.zip``
-   one after another and by one ``attnlab grade`` of them all (median of three); scores must agree
-   [ratio >= 50];
+   one-bug submissions of the bug corpus too), each graded by ``otter run -a autograder.zip`` one
+   after another and by one ``attnlab grade`` of them all (median of three); scores must agree,
+   except on questions graded with a lent reference, which otter's runner cannot lend (there a
+   failing callee costs points twice under otter) [ratio >= 50];
 2. a class: the same files ``--copies`` times under other names, graded once, against otter's
    time per file from 1 [ratio >= 100];
 3. one file: ``attnlab grade one.py`` (median of three) against otter's median time per file
@@ -39,6 +40,7 @@ from pathlib import Path
 
 from attnlab import build, paths
 from attnlab.grade import report
+from attnlab.grade.runner import lent_note
 
 OTTER = Path(sys.executable).with_name("otter")
 REPO = Path(__file__).resolve().parents[1]
@@ -82,6 +84,23 @@ def _rounded(results: dict) -> dict[str, float]:
     return {q: round(v, 9) for q, v in results["extra_data"]["questions"].items()}
 
 
+LENT = lent_note(("f",)).split("`")[0]  # how a row graded with a lent reference begins its note
+
+
+def _lent(results: dict) -> set[str]:
+    """The questions graded with a lent reference: otter's runner cannot lend, so there the
+    submission's own failing callee costs points a second time (issue 22), by design."""
+    return {t["name"].rsplit(" - ", 1)[0] for t in results["tests"] if LENT in t.get("output", "")}
+
+
+def _disagree(ours: dict, theirs: dict[str, float]) -> bool:
+    """Whether the scores differ on a question graded the same way by both."""
+    mine, lent = _rounded(ours), _lent(ours)
+    return {q: v for q, v in mine.items() if q not in lent} != {
+        q: round(v, 9) for q, v in theirs.items() if q not in lent
+    }
+
+
 def bug_submissions(folder: Path) -> list[Path]:
     """The bug corpus (tests/fixtures/bugs), each overlay composed with its correct base as the
     corpus test composes it."""
@@ -121,7 +140,7 @@ def timed(command: list[str], runs: int) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=40, help="number of sample submissions in the small class")
-    parser.add_argument("--bugs", action="store_true", help="add the 70 one-bug submissions of the bug corpus")
+    parser.add_argument("--bugs", action="store_true", help="add the one-bug submissions of the bug corpus")
     parser.add_argument("--copies", type=int, default=10, help="the class: the small class this many times")
     parser.add_argument("--scale", default="500,5000", help="the two class sizes of the linearity check")
     parser.add_argument("--short", action="store_true", help="a quick look: -n 12 --copies 3 --scale 50,500")
@@ -162,12 +181,12 @@ def main() -> int:
                 f.stem
                 for k in range(len(runs))
                 for f in files
-                if _rounded(
+                if _disagree(
                     json.loads(
                         (tmp / f"ours{k}" / "submissions" / report.folder_name(f.stem) / "results.json").read_text()
-                    )
+                    ),
+                    theirs[f.stem],
                 )
-                != {q: round(v, 9) for q, v in theirs[f.stem].items()}
             }
         )
         per_file = otter_time / len(files)
@@ -217,7 +236,11 @@ def main() -> int:
         row("  sequential otter run", f"{otter_time:.1f} s ({per_file:.2f} s each)", "")
         row("  attnlab grade", f"{ours_time:.2f} s (median of {', '.join(f'{t:.2f}' for t in runs)})", "")
         row("  ratio", f"{otter_time / ours_time:.1f}x", "target >= 50x")
-        row("  every score agrees with otter", "yes" if not disagree else "NO: " + ", ".join(disagree), "")
+        row(
+            "  every score agrees with otter",
+            "yes" if not disagree else "NO: " + ", ".join(disagree),
+            "(questions graded with a lent reference aside)",
+        )
         row(f"class ({args.copies} copies)", f"{class_n} submissions: {class_time:.1f} s", "")
         row("  ratio (otter's time per file x count)", f"{per_file * class_n / class_time:.1f}x", "target >= 100x")
         row("one file: attnlab grade", f"{one_time:.2f} s (otter run: {otter_one:.2f} s)", "")
