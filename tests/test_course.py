@@ -86,10 +86,10 @@ def test_do_edited_points_a_test_and_a_quiz_item_in_a_course_show_in_its_build(m
     before = _checkout_snapshot()
     test_file = mine / CAUSAL
     text = test_file.read_text()
-    assert "@test_case(points=2, hidden=True)" in text
+    assert "@test_case(points=2, hidden=True)" in text and "for n in (7, 5, 2, 1):" in text
     test_file.write_text(
         text.replace("@test_case(points=2, hidden=True)", "@test_case(points=9, hidden=True)").replace(
-            "for n in (1, 2, 5, 7):", "for n in (1, 2, 5, 7, 11):"
+            "for n in (7, 5, 2, 1):", "for n in (11, 7, 5, 2, 1):"
         )
     )
     quiz = mine / "quiz" / "1_positional_encoding.yaml"
@@ -103,7 +103,7 @@ def test_do_edited_points_a_test_and_a_quiz_item_in_a_course_show_in_its_build(m
     assert code == 0, output
     with zipfile.ZipFile(tmp_path / "dist" / "autograder.zip") as zf:
         assert json.loads(zf.read("otter_config.json"))["points_possible"] == 70
-        assert "for n in (1, 2, 5, 7, 11):" in zf.read("tests/causal_mask.py").decode()
+        assert "for n in (11, 7, 5, 2, 1):" in zf.read("tests/causal_mask.py").decode()
     notebook = (tmp_path / "dist" / "quiz.ipynb").read_text()
     assert "PE at dimension zero (edited)" in notebook
     assert _checkout_snapshot() == before, "a command wrote outside the course folder"
