@@ -246,3 +246,35 @@ def test_is_an_oracle_value_computed_once_per_process_and_handed_out_as_a_fresh_
     assert len(calls) == 4
     assert oracle.pe_variants.__wrapped__ is oracle.positional.pe_variants
     assert np.array_equal(oracle.pe(5, 4), oracle.positional.pe(5, 4))
+
+
+def test_is_a_raising_call_named_only_by_the_one_mistake_that_raises_the_same():
+    rng = np.random.default_rng(0)
+    X, W_Q, W_K, W_V, W_O = (
+        rng.normal(size=(5, 6)),
+        rng.normal(size=(6, 4)),
+        rng.normal(size=(6, 4)),
+        rng.normal(size=(6, 6)),
+        rng.normal(size=(6, 3)),
+    )
+    build, family = oracle.mistakes.FAMILIES["multi_head_attention"]
+    slip = next(m for m in family if m.knobs == {"v_width": "d_h"})
+    with pytest.raises(ValueError) as raised:
+        oracle.mistakes.wrong_version(build, slip)(X, W_Q, W_K, W_V, W_O, 2)
+    raising = oracle.multi_head_attention_raising
+    assert raising(raised.value, X, W_Q, W_K, W_V, W_O, 2) == (slip.name, slip.why)
+    assert raising(ValueError("another message"), X, W_Q, W_K, W_V, W_O, 2) is None
+    assert raising(TypeError(str(raised.value)), X, W_Q, W_K, W_V, W_O, 2) is None
+    # two mistakes raise the family's own message here (W_Q too narrow for heads of d_v or d_model): neither is named
+    assert raising(ValueError("the heads need more columns than W has"), X, W_Q, W_K, W_V, W_O, 2) is None
+    with pytest.raises(AssertionError, match=f"looks like {slip.name}:"):
+        oracle.call_refused(
+            lambda e: raising(e, X, W_Q, W_K, W_V, W_O, 2),
+            oracle.mistakes.wrong_version(build, slip),
+            X,
+            W_Q,
+            W_K,
+            W_V,
+            W_O,
+            2,
+        )

@@ -42,8 +42,11 @@ def _weights(n, d_model, width, d_out, seed, v_width=None):
 def _check(mha, X, W_Q, W_K, W_V, W_O, num_heads, mask, what):
     expected = oracle.multi_head_attention(X, W_Q, W_K, W_V, W_O, num_heads, mask)
     args = (X, W_Q, W_K, W_V, W_O, num_heads)
+    raising = partial(oracle.multi_head_attention_raising, X=X, W_Q=W_Q, W_K=W_K, W_V=W_V, W_O=W_O,
+                      num_heads=num_heads, mask=mask)
     try:
-        got = oracle.call(mha, *args) if mask is None else oracle.call(mha, *args, mask=mask)
+        got = (oracle.call_refused(raising, mha, *args) if mask is None
+               else oracle.call_refused(raising, mha, *args, mask=mask))
     except AssertionError as e:
         if W_V.shape[1] == W_Q.shape[1]:
             raise

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .mistakes import Mistake, family, variants
+from .mistakes import Mistake, family, raising, variants
 
 __all__ = [
     "softmax",
@@ -23,6 +23,7 @@ __all__ = [
     "self_attention_variants",
     "multi_head_attention",
     "multi_head_attention_variants",
+    "multi_head_attention_raising",
 ]
 
 
@@ -631,3 +632,9 @@ def multi_head_attention_variants(X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
     A variant whose shapes do not work out for these inputs is left out.
     """
     return variants(multi_head_family, MULTI_HEAD_MISTAKES, X, W_Q, W_K, W_V, W_O, num_heads, mask)
+
+
+def multi_head_attention_raising(error, X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    """The known mistake that raises ``error`` (same type and message) on these inputs, as
+    (name, explanation), or None: a slip that breaks the shapes leaves no output to compare."""
+    return raising(multi_head_family, MULTI_HEAD_MISTAKES, error, X, W_Q, W_K, W_V, W_O, num_heads, mask)

@@ -109,7 +109,13 @@ def _invoke(shown, fn, args, kwargs, refusals=None):
     except Exception as e:  # whatever the submission raised is its failure
         if _from_engine(e):
             raise
-        named = [f" (looks like {label}: {why})" for k, (label, why) in (refusals or {}).items() if isinstance(e, k)]
+        if callable(refusals):  # a function of the exception: the mistake that raises the same, or None
+            found = refusals(e)
+            named = [f" (looks like {found[0]}: {found[1]})"] if found else []
+        else:
+            named = [
+                f" (looks like {label}: {why})" for k, (label, why) in (refusals or {}).items() if isinstance(e, k)
+            ]
         raise AssertionError(
             f"{shown() if callable(shown) else shown} raised {_raised(e)}{''.join(named[:1])}"
         ) from None
@@ -163,7 +169,8 @@ def raised_by(fn, *args, **kwargs):
 
 def call_refused(refusals, fn, *args, **kwargs):
     """``call`` for inputs the contract accepts, naming the mistake when ``fn`` raises one of
-    ``refusals``' exception types: a map from the type to (mistake, what to do)."""
+    ``refusals``' exception types: a map from the type to (mistake, what to do), or a function from
+    the exception to (mistake, what to do) or None (e.g. a family's ``*_raising``)."""
     args, kwargs = _copy(args), _copy(kwargs)
     return _invoke(lambda: show_call(fn, args, kwargs), fn, args, kwargs, refusals)
 

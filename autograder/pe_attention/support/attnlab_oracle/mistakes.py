@@ -6,7 +6,9 @@ is applied, a sign, an offset by one, an exponent, the layout of pairs, a fill v
 split and merged, ...). The defaults give the right answer; a ``Mistake`` turns one parameter to one
 wrong value and names that mistake. ``variants`` builds every mistake's result for the test's inputs,
 in the ``(name, explanation, result)`` form ``compare.assert_close`` takes, which names a result only
-when it matches one mistake and no other.
+when it matches one mistake and no other. ``raising`` does the same for a call that raises: it names
+the one mistake whose version raises the same exception with the same message on the same inputs
+(a slip that breaks the shapes only for some inputs, e.g. W_V sliced with W_Q's head width).
 
 ``FAMILIES`` lists every function's family, so that a test can submit each mistake as a student's
 function and check that it is named as itself or not at all.
@@ -17,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Mistake", "variants", "wrong_version", "FAMILIES", "family"]
+__all__ = ["Mistake", "variants", "raising", "wrong_version", "FAMILIES", "family"]
 
 
 class Mistake(NamedTuple):
@@ -56,3 +58,17 @@ def variants(build, mistakes, *args, **kwargs):
             except (ValueError, IndexError):  # its shapes do not work out for these inputs
                 continue
     return out
+
+
+def raising(build, mistakes, error, *args, **kwargs):
+    """``(name, why)`` of the one mistake whose version raises what ``error`` is (the same type and
+    message) on these arguments, or None when no mistake or more than one does."""
+    same = []
+    with np.errstate(all="ignore"):
+        for m in mistakes:
+            try:
+                build(*args, **kwargs, **m.knobs)
+            except Exception as e:  # noqa: BLE001 - what the version raises is the answer
+                if type(e) is type(error) and str(e) == str(error):
+                    same.append((m.name, m.why))
+    return same[0] if len(same) == 1 else None
