@@ -42,8 +42,12 @@ from attnlab import build, paths
 from attnlab.grade import report
 from attnlab.grade.runner import lent_note
 
-OTTER = Path(sys.executable).with_name("otter")
 REPO = Path(__file__).resolve().parents[1]
+
+# the tests' own helpers: otter run as the parity tests run it, and the bug corpus
+sys.path[:0] = [str(REPO / "tests"), str(REPO / "tests" / "autograder"), str(REPO / "tests" / "grade")]
+from otter_runs import otter_results, question_scores  # noqa: E402
+
 # the batch in a process of its own, reporting its own peak memory (workers not included)
 GRADE = (
     "import resource, sys; from pathlib import Path; from attnlab.grade import main; "
@@ -54,18 +58,10 @@ GRADE = (
 
 
 def otter_scores(zip_path: Path, submission: Path, work: Path) -> tuple[dict[str, float], float]:
-    out = work / submission.stem
-    out.mkdir()
+    """otter's points per question for one submission, and the seconds its ``otter run`` took."""
     start = time.perf_counter()
-    subprocess.run(
-        [str(OTTER), "run", "-a", str(zip_path), str(submission), "-o", str(out)],
-        cwd=work,
-        check=True,
-        capture_output=True,
-    )
-    seconds = time.perf_counter() - start
-    tests = json.loads((out / "results.json").read_text())["tests"]
-    return {t["name"]: float(t["score"]) for t in tests if "max_score" in t}, seconds
+    results = otter_results(zip_path, submission, work)
+    return question_scores(results), time.perf_counter() - start
 
 
 def ours(subs: Path, out: Path, ag: Path) -> tuple[float, int]:
@@ -104,8 +100,6 @@ def _disagree(ours: dict, theirs: dict[str, float]) -> bool:
 def bug_submissions(folder: Path) -> list[Path]:
     """The bug corpus (tests/fixtures/bugs), each overlay composed with its correct base as the
     corpus test composes it."""
-    root = REPO / "tests"
-    sys.path[:0] = [str(root), str(root / "autograder"), str(root / "grade")]
     from test_bug_corpus import BUGS, compose
 
     out = []
