@@ -6,6 +6,7 @@ import os
 import pytest
 
 from attnlab import paths
+from attnlab.grade import calls
 from attnlab.grade.runner import Grader, Limits
 from attnlab.grade.session import Output, Zygote
 
@@ -136,3 +137,20 @@ def test_does_a_sandbox_never_run_as_root_even_where_namespaces_are_refused(tmp_
         os.close(lock)
     assert report.score == report.possible
     assert not (secret / "x").exists()
+
+
+def test_do_questions_lent_the_same_reference_share_one_fresh_sandbox(zygote, monkeypatch):
+    # no scaling in scaled_dot_product_attention: self_attention and multi_head_attention both get
+    # the reference lent; their public reruns and hidden cases need one sandbox besides the first
+    sample = paths.sample_submissions_dir() / "no_scaling_score_partial.py"
+    spawned = []
+    spawn = zygote.spawn
+    monkeypatch.setattr(zygote, "spawn", lambda output: spawned.append(output) or spawn(output))
+    tests = paths.tests_dir()
+    graph = calls.for_tests(tests)["calls"]
+    report = Grader(zygote, tests, paths.autograder_dir() / "support", DEFAULT_LIMITS, calls=graph).grade(sample)
+    lent = {c.question for q in report.questions for c in q.cases if c.note}
+    assert lent == {"self_attention", "multi_head_attention"}
+    reruns = [c for q in report.questions for c in q.cases if c.note and not c.hidden]
+    assert reruns, "a public case of a question lent a reference runs again with it"
+    assert len(spawned) == 2

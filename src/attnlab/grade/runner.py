@@ -22,7 +22,9 @@ cannot raise the callee's own score. Cases that lend run after the hidden cases 
 case that would lend less than its sandbox has already seen gets a fresh sandbox, so remembered
 answers never reach a case that is not lent the same. Public cases run before any hidden case and
 therefore lend nothing at first; a public case that failed while a callee was failing runs again,
-lent, just before its function's hidden cases, in a fresh sandbox that has seen no hidden case.
+lent, in a fresh sandbox that has seen no hidden case: the questions whose lent references are
+settled go in rounds (``run_lending``), all of a round's public reruns first, then its hidden cases,
+so that one fresh sandbox serves a round instead of one per question.
 """
 
 from __future__ import annotations
@@ -199,9 +201,7 @@ class _Run:
                     lending.append(tf)  # after every case that lends nothing
                 else:
                     self.results[tf.name] += self.run_cases(tf, hidden=True)
-            for tf in lending:
-                self.rerun_public(tf)
-                self.results[tf.name] += self.run_cases(tf, hidden=True)
+            self.run_lending(lending)
             self.blame_callees()
         finally:
             if self.sandbox is not None:
@@ -234,6 +234,22 @@ class _Run:
         snapshot = self.checked.get(tf.name)
         cases = [c for c in tf.cases if c.hidden == hidden and (only is None or c.name in only)]
         return [self.run_case(tf, c, snapshot, lent=lent) for c in cases]
+
+    def run_lending(self, lending: list[testfiles.TestFile]) -> None:
+        """The questions graded with lent references, in rounds: a round is every pending question
+        none of whose callees is still pending (what it is lent can no longer change). A round's
+        failed public cases all run again first, in one sandbox that has run no hidden case, then
+        its hidden cases: one fresh sandbox per round rather than one per question."""
+        pending = list(lending)
+        while pending:
+            names = {tf.name for tf in pending}
+            # (the first pending question when they call each other: call-graph order, as before)
+            ready = [tf for tf in pending if not names & set(self.g.uses[tf.name])] or pending[:1]
+            for tf in ready:
+                self.rerun_public(tf)
+            for tf in ready:
+                self.results[tf.name] += self.run_cases(tf, hidden=True)
+            pending = [tf for tf in pending if tf not in ready]
 
     def rerun_public(self, tf: testfiles.TestFile) -> None:
         """``tf``'s public cases that failed before anything was lent, again with the references of
