@@ -126,6 +126,32 @@ def use(f, X):
     assert f.calls == 2  # X + 0.5 and the float32 copy: not among the declared inputs
 
 
+def test_is_a_lent_function_kept_for_later_refused_even_on_its_known_inputs(zygote):
+    """A table answers only while the call that lent its function runs: kept for a later call, the
+    function is refused, whatever input it is called on."""
+    sb = start(
+        zygote,
+        """
+kept = []
+def use(f, X):
+    kept.append(f)
+    return f(X)
+def later(X):
+    try:
+        return kept[0](X)
+    except Exception as e:
+        return type(e).__name__ + ": " + str(e)
+""",
+    )
+    X = np.arange(6.0).reshape(3, 2)
+    f = Counted([X])
+    first, _ = sb.call("use", None, (f, X), {}, 10)
+    again, _ = sb.call("later", None, (X,), {}, 10)
+    sb.kill()
+    assert np.array_equal(first, 2.0 * X + 1.0) and f.calls == 0  # from the table
+    assert again == "TypeError: this function can no longer be called"
+
+
 def test_does_a_submission_that_replaces_builtins_fool_only_its_own_code(zygote):
     """The runtime that lists a submission's names and sends its values keeps the builtins it
     started with: replacing ``isinstance`` or ``len`` neither hides the submission's functions nor

@@ -248,7 +248,10 @@ class Runtime:
         endpoint = self.endpoint
 
         def f(*args, **kwargs):
-            status, body = endpoint.request("cb", (hid, args, kwargs))
+            if len(args) == 1 and not kwargs and type(args[0]) is np.ndarray:
+                status, body = endpoint.call_short(hid, args[0])  # a checker calling its probe
+            else:
+                status, body = endpoint.request("cb", (hid, args, kwargs))
             if status == "ok":
                 return self.resolve(body)
             _, base, message = body if isinstance(body, tuple) and len(body) == 3 else ("", "", "")

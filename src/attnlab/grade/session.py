@@ -269,7 +269,7 @@ class Sandbox:
         except OSError:
             self.cpu_fd = None
         self.endpoint = wire.Endpoint(sock, self._serve, self._encode_ref, describe_trusted_error)
-        self.endpoint.answer_short = self._known_answer
+        self.endpoint.table_of = self._table_of
         try:
             self.pidfd: int | None = os.pidfd_open(pid)
             self.endpoint.watch = self.pidfd
@@ -320,6 +320,7 @@ class Sandbox:
             self.calls -= 1
             if self.calls == 0:
                 self.handles.clear()
+                self.endpoint.tables.clear()  # with the handles they belong to
         if status == "err":
             raise student_exception(*_error_body(body))
         return body
@@ -378,10 +379,11 @@ class Sandbox:
             return None
         raise TypeError(f"unknown request {kind!r}")
 
-    def _known_answer(self, hid: int, x: bytes) -> bytes | None:
-        """The encoded answer of a lent function to the encoded array ``x``, from its table."""
+    def _table_of(self, hid: int) -> dict[bytes, bytes] | None:
+        """The known answers of the function lent as ``hid`` (encoded input -> encoded output;
+        empty when it declares none), None when no function is lent under that number."""
         fn = self.handles.get(hid)
-        return None if fn is None else _table(fn).get(x)
+        return None if fn is None else _table(fn)
 
     def _encode_ref(self, obj: Any) -> Any:
         if isinstance(obj, StudentFunction) and obj._sandbox is self:
