@@ -210,9 +210,12 @@ class Zygote:
             raise RuntimeError("the sandbox could not be started")
         return Sandbox(self, pid, mine, cpu_file)
 
-    def kill(self, pid: int) -> tuple[int | None, bool]:
-        """Kill the sandbox and everything it started; its wait status (if it was reaped)."""
-        self.ctl.sendall(wire.encode(("kill", pid)))
+    def kill(self, pid: int, *, wait: bool = True) -> tuple[int | None, bool]:
+        """Kill the sandbox and everything it started; its wait status (if it was reaped). Without
+        ``wait``, no reply is asked for: the zygote kills it before it reads the next request."""
+        self.ctl.sendall(wire.encode(("kill", pid, wait)))
+        if not wait:
+            return None, True
         _, status, clean = self._recv()
         return status, clean
 
@@ -309,7 +312,7 @@ class Sandbox:
             self.death = self.death or f"{what} timed out ({kind_of} over {limit:g} s)"
             raise StudentTimeout(self.death) from None
         except (wire.WireError, OSError) as e:
-            detail = self.kill()
+            detail = self.kill(wait=True)
             if isinstance(e, (wire.ChannelClosed, OSError)):
                 message = f"{what}: the submission's process stopped ({detail})"
             else:
@@ -343,7 +346,10 @@ class Sandbox:
         result, changed = body
         return self._resolve(result), [k for k in changed if isinstance(k, (int, str)) and not isinstance(k, bool)]
 
-    def kill(self) -> str:
+    def kill(self, *, wait: bool = False) -> str:
+        """End the sandbox and everything it started. With ``wait``, until it is gone, and say how
+        it ended (after a crash); otherwise nobody waits (the end of a submission, a timeout): the
+        zygote kills it before it hands out another sandbox, and reaps it later."""
         if not self.alive:
             return "it had stopped"
         self.alive = False
@@ -352,12 +358,12 @@ class Sandbox:
             self.cpu_fd = None
         try:
             self.sock.close()
-            status, _ = self.zygote.kill(self.pid)
+            status, _ = self.zygote.kill(self.pid, wait=wait)
         except (OSError, wire.WireError):
             status = None
         if self.pidfd is not None:
             os.close(self.pidfd)
-        return _describe_status(status)
+        return _describe_status(status) if wait else "it was killed"
 
     # the student's requests
     def _serve(self, kind: str, body: Any) -> Any:
