@@ -387,3 +387,25 @@ def test_is_a_huge_magic_laden_source_converted_within_the_sandbox_s_limits(zygo
     report = Grader(zygote, FIXTURES / "order" / "tests", None, Limits(call=1, statement=3, wall=30)).grade(sub)
     assert time.monotonic() - thread_start < 60
     assert report.possible == 2
+
+
+def test_does_load_read_plain_python_ipython_syntax_and_syntax_errors_as_before(zygote):
+    """A cell is parsed as plain Python first (once, whatever characters it has) and converted from
+    IPython syntax only when that fails; a syntax error is reported at its line either way."""
+    sb = zygote.spawn(Output())
+    cells = [
+        "x = 5 % 3\nok = x != 1  # really?\n",
+        "%time y = 1\nz = 2\n",
+        "def f(:\n    return 1\n",
+        "a = 1\nb = (2 %\n",
+    ]
+    counts = sb.request("load", cells, 10, "compiling")
+    assert counts[0] == [1, 2] and counts[1] == [1, 2]
+    assert counts[2][0] == "SyntaxError" and counts[2][2] == 1
+    assert counts[3][0] == "SyntaxError" and counts[3][2] == 2
+    for cell in (0, 1):
+        for j in range(2):
+            assert sb.request("exec", (cell, j), 10, "executing") is None
+    names = sb.request("names", False, 10, "listing names")[1]
+    sb.kill()
+    assert names["x"] == ("value", 2) and names["ok"] == ("value", True) and names["z"] == ("value", 2)

@@ -305,7 +305,10 @@ class Runtime:
         for i, source in enumerate(sources):
             filename = f"<cell {i + 1}>"
             try:
-                tree = ast.parse(python_source(source), filename)
+                try:
+                    tree = ast.parse(source, filename)  # plain Python, as most cells are: parsed once
+                except (SyntaxError, ValueError, MemoryError, RecursionError):
+                    tree = ast.parse(python_source(source), filename)  # IPython syntax, or the error
                 codes = [compile(ast.Module([node], []), filename, "exec") for node in tree.body]
                 out.append([node.lineno for node in tree.body])
             except (SyntaxError, ValueError, MemoryError, RecursionError) as e:
