@@ -691,16 +691,17 @@ class Zygote:
             return
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         out_r, out_w = os.pipe()
+        pid, cpu_file = -1, None
         try:
             pid, cpu_file = self.spawn(theirs.fileno(), out_w, self.mode)
         finally:
             theirs.close()
             os.close(out_w)
-        if pid < 0:
-            mine.close()
-            os.close(out_r)
-            return
-        self.spare = (pid, mine.detach(), out_r, cpu_file)
+            if pid < 0:
+                mine.close()
+                os.close(out_r)
+        if pid >= 0:
+            self.spare = (pid, mine.detach(), out_r, cpu_file)
 
     def kill(self, pid: int, wait: bool = True) -> tuple[int | None, bool]:
         """Kill a sandbox and everything it started; its wait status and whether all is gone. With
@@ -1003,7 +1004,10 @@ def main(config: dict) -> None:
                 ctl.sendall(wire.encode(("spawned", pid, cpu_file)))
             os.close(chan_fd)
             os.close(out_fd)
-            zygote.prespawn()  # the next one, while this one is graded
+            try:
+                zygote.prespawn()  # the next one, while this one is graded
+            except OSError:
+                pass  # none ahead: the next request starts its own
         elif msg[0] == "kill" and len(msg) in (2, 3):
             for fd in fds:
                 os.close(fd)

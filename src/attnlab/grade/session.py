@@ -306,7 +306,7 @@ class Sandbox:
         try:
             status, body = self.endpoint.request(kind, body, deadline)
         except wire.ChannelTimeout as e:
-            self.kill()
+            self.kill(wait=True)  # whatever it runs stops before anything else runs
             kind_of = "CPU time" if e.what == "cpu" else "waiting time"
             limit = timeout if e.what == "cpu" else self.WALL_FACTOR * timeout
             self.death = self.death or f"{what} timed out ({kind_of} over {limit:g} s)"
@@ -347,9 +347,10 @@ class Sandbox:
         return self._resolve(result), [k for k in changed if isinstance(k, (int, str)) and not isinstance(k, bool)]
 
     def kill(self, *, wait: bool = False) -> str:
-        """End the sandbox and everything it started. With ``wait``, until it is gone, and say how
-        it ended (after a crash); otherwise nobody waits (the end of a submission, a timeout): the
-        zygote kills it before it hands out another sandbox, and reaps it later."""
+        """End the sandbox and everything it started. With ``wait`` (after a timeout or a crash),
+        until it is gone, and say how it ended; otherwise (the end of a submission, a sandbox that
+        has seen too much) nobody waits: the zygote kills it before it reads the next request, so
+        before it hands out another sandbox, and reaps it later."""
         if not self.alive:
             return "it had stopped"
         self.alive = False
