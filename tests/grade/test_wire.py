@@ -251,3 +251,31 @@ def test_does_a_call_on_one_array_get_any_reply_the_general_way_too():
         finally:
             mine.close()
             theirs.close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([b"q", b"o", b"e", b"c", b"x", b""]), st.binary(max_size=48), st.booleans())
+def test_does_any_frame_end_a_wait_with_a_reply_or_wire_error(kind, rest, short):
+    """Whatever frame arrives while a request waits (an empty one, a short call on a table's
+    handle cut anywhere, a reply cut short), on either side: a reply or WireError, never another
+    exception."""
+    x = np.arange(3.0)
+    payload = kind + rest
+    if kind == b"c" and rest:
+        payload = b"c" + struct.pack("<II", 1, 5) + (wire.encode(x) + rest)[: len(rest)]
+    mine, theirs = socket.socketpair()
+    try:
+        endpoint = wire.Endpoint(mine, lambda k, b: None)
+        endpoint.table_of = lambda hid: {wire.encode(x): wire.encode(2 * x)} if hid == 5 else None
+        theirs.sendall(struct.pack("<I", len(payload)) + payload)
+        theirs.shutdown(socket.SHUT_WR)  # then nothing more: a frame that is not the reply ends in ChannelClosed
+        try:
+            if short:
+                endpoint.call_short(5, x)
+            else:
+                endpoint.request("names", False, wire.Deadline(5))
+        except wire.WireError:
+            pass
+    finally:
+        mine.close()
+        theirs.close()

@@ -713,7 +713,7 @@ class Endpoint:
         self.next_id += 1
         self.sock.sendall(_SHORT_HEAD[ndim].pack(size, b"c", rid, hid, b"a", code, ndim, *x.shape) + data)
         frame = self._frame()
-        if frame[4] == _OK and len(frame) >= 12 and frame[9] == _ARRAY and _LEN.unpack_from(frame, 5)[0] == rid:
+        if len(frame) >= 12 and frame[4] == _OK and frame[9] == _ARRAY and _LEN.unpack_from(frame, 5)[0] == rid:
             return "ok", _array_at(frame, 10)
         return self._reply(rid, frame)
 
@@ -731,7 +731,7 @@ class Endpoint:
                 frames = 0
                 if deadline is not None:
                     deadline.left()  # frames that keep coming must not outlast the deadline either
-            if frame[4] == _SHORT and len(frame) >= 14 and self.table_of is not None:
+            if len(frame) >= 14 and frame[4] == _SHORT and self.table_of is not None:
                 # a probe's call on one array: the reply straight from its input's bytes
                 start = time.monotonic()
                 hid = _LEN.unpack_from(frame, 9)[0]
