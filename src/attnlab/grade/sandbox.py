@@ -686,8 +686,10 @@ class Zygote:
         """Start the next sandbox now, on a channel and an output pipe of its own, so that the next
         ``spawn`` request gets it at once while this one's set-up overlaps the grading. It runs
         nothing before it is handed out, and ``quit`` kills it like any other. Namespace modes
-        only: without them, ending one sandbox sweeps every process the zygote started."""
-        if self.spare is not None or self.mode not in NAMESPACES:
+        only: without them, ending one sandbox sweeps every process the zygote started. Only once
+        a sandbox has been started on request (the first request gets the trial's): a run that
+        needs one sandbox (one file, ``attnlab check``) starts none it does not use."""
+        if self.spare is not None or self.mode not in NAMESPACES or self.count < 2:
             return
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         out_r, out_w = os.pipe()
@@ -1018,7 +1020,7 @@ def main(config: dict) -> None:
         else:
             break
     for pid in list(zygote.running):
-        zygote.kill(pid)
+        zygote.kill(pid, wait=False)  # all at once (with namespaces); then each is waited for here
     zygote.reap(limit=10.0)
     if zygote.scratch_base is not None:
         import shutil
