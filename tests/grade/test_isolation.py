@@ -492,7 +492,11 @@ def test_does_a_signal_to_its_parent_or_process_group_leave_the_sandbox_running(
     assert found["errors"] == [] and found["result"] == 1
 
 
-def test_does_killing_a_sandbox_end_what_it_started(zygote):
+@pytest.mark.parametrize("wait", [True, False], ids=["waited for", "not waited for"])
+def test_does_killing_a_sandbox_end_what_it_started(zygote, wait):
+    """Waited for (after a crash), the kill returns once everything is gone; not waited for (the
+    end of a submission), the zygote kills it before it hands out the next sandbox, and everything
+    it started goes too."""
     token = _token()
     sb, _ = run(
         zygote,
@@ -511,8 +515,39 @@ def test_does_killing_a_sandbox_end_what_it_started(zygote):
     while not _processes_with(token) and time.monotonic() < end:
         time.sleep(0.05)
     assert _processes_with(token)
-    sb.kill()
+    sb.kill(wait=wait)
+    if not wait:
+        nxt = zygote.spawn(Output())
+        assert nxt.pid != sb.pid
+        nxt.kill()
+        end = time.monotonic() + 5
+        while _processes_with(token) and time.monotonic() < end:
+            time.sleep(0.01)
     assert _processes_with(token) == []
+
+
+def test_does_every_sandbox_run_on_the_cores_of_its_zygote():
+    """A worker pins its zygote to one core once the zygote is ready: the sandbox started for the
+    zygote's trial before that, and each started ahead of its request, run there too."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one core: nothing to pin")
+    from attnlab.grade.worker import claim_uid
+
+    uid, lock = claim_uid() if ROOT else (None, None)
+    z = Zygote(uid=uid, gid=uid, memory_mb=1024, cpu_seconds=60)
+    try:
+        z.ready()
+        core = max(os.sched_getaffinity(0))
+        os.sched_setaffinity(z.proc.pid, {core})
+        for _ in range(3):
+            sb = z.spawn(Output())
+            assert list(sb.request("names", False, 10, "listing names")[1]) == ["get_ipython"]  # fresh
+            assert os.sched_getaffinity(sb.pid) == {core}
+            sb.kill()
+    finally:
+        z.close()
+        if lock is not None:
+            os.close(lock)
 
 
 def test_does_a_call_limit_count_the_submission_s_cpu_not_a_busy_neighbour_s(zygote):

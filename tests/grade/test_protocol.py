@@ -126,6 +126,32 @@ def use(f, X):
     assert f.calls == 2  # X + 0.5 and the float32 copy: not among the declared inputs
 
 
+def test_is_a_lent_function_kept_for_later_refused_even_on_its_known_inputs(zygote):
+    """A table answers only while the call that lent its function runs: kept for a later call, the
+    function is refused, whatever input it is called on."""
+    sb = start(
+        zygote,
+        """
+kept = []
+def use(f, X):
+    kept.append(f)
+    return f(X)
+def later(X):
+    try:
+        return kept[0](X)
+    except Exception as e:
+        return type(e).__name__ + ": " + str(e)
+""",
+    )
+    X = np.arange(6.0).reshape(3, 2)
+    f = Counted([X])
+    first, _ = sb.call("use", None, (f, X), {}, 10)
+    again, _ = sb.call("later", None, (X,), {}, 10)
+    sb.kill()
+    assert np.array_equal(first, 2.0 * X + 1.0) and f.calls == 0  # from the table
+    assert again == "TypeError: this function can no longer be called"
+
+
 def test_does_a_submission_that_replaces_builtins_fool_only_its_own_code(zygote):
     """The runtime that lists a submission's names and sends its values keeps the builtins it
     started with: replacing ``isinstance`` or ``len`` neither hides the submission's functions nor
@@ -361,3 +387,25 @@ def test_is_a_huge_magic_laden_source_converted_within_the_sandbox_s_limits(zygo
     report = Grader(zygote, FIXTURES / "order" / "tests", None, Limits(call=1, statement=3, wall=30)).grade(sub)
     assert time.monotonic() - thread_start < 60
     assert report.possible == 2
+
+
+def test_does_load_read_plain_python_ipython_syntax_and_syntax_errors_as_before(zygote):
+    """A cell is parsed as plain Python first (once, whatever characters it has) and converted from
+    IPython syntax only when that fails; a syntax error is reported at its line either way."""
+    sb = zygote.spawn(Output())
+    cells = [
+        "x = 5 % 3\nok = x != 1  # really?\n",
+        "%time y = 1\nz = 2\n",
+        "def f(:\n    return 1\n",
+        "a = 1\nb = (2 %\n",
+    ]
+    counts = sb.request("load", cells, 10, "compiling")
+    assert counts[0] == [1, 2] and counts[1] == [1, 2]
+    assert counts[2][0] == "SyntaxError" and counts[2][2] == 1
+    assert counts[3][0] == "SyntaxError" and counts[3][2] == 2
+    for cell in (0, 1):
+        for j in range(2):
+            assert sb.request("exec", (cell, j), 10, "executing") is None
+    names = sb.request("names", False, 10, "listing names")[1]
+    sb.kill()
+    assert names["x"] == ("value", 2) and names["ok"] == ("value", True) and names["z"] == ("value", 2)

@@ -1,5 +1,8 @@
+import os
 import socket
 import struct
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -116,6 +119,163 @@ def test_does_a_lent_functions_call_on_one_array_arrive_as_sent():
             name, rid, kind, got = receiver.recv()
             assert (name, rid, kind) == ("req", 3, "cb") and got[0] == 7 and got[2] == body[2]
             assert all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(got[1], body[1]))
+    finally:
+        mine.close()
+        theirs.close()
+
+
+def _peer(sock: socket.socket, act) -> threading.Thread:
+    """The other side, in a thread: ``act(sock)``, whatever happens to the socket meanwhile."""
+
+    def run() -> None:
+        try:
+            act(sock)
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize("how", ["silent", "trickling", "calling without end"])
+def test_does_a_peer_that_never_replies_stop_the_wait_at_the_deadline(how):
+    """Whatever the other side does instead of replying (nothing; a frame one byte at a time; a
+    lent function's table calls, back to back, for five seconds), the wait ends at its deadline."""
+    x = np.arange(6.0)
+    table = {wire.encode(x): wire.encode(2 * x)}
+    call = struct.pack("<IcII", 9 + len(wire.encode(x)), b"c", 1, 5) + wire.encode(x)
+    stop = time.monotonic() + 5
+
+    def act(sock: socket.socket) -> None:
+        sock.settimeout(10)
+        if how == "trickling":
+            for byte in struct.pack("<I", 1000) + b"o" * 1000:
+                if time.monotonic() > stop:
+                    return
+                sock.sendall(bytes([byte]))
+                time.sleep(0.01)
+        elif how == "calling without end":
+            while time.monotonic() < stop:
+                sock.sendall(call)
+                sock.recv(1 << 16)  # its answer, before the next call: one whole frame at a time
+        else:
+            time.sleep(5)
+
+    mine, theirs = socket.socketpair()
+    try:
+        endpoint = wire.Endpoint(mine, lambda kind, body: None)
+        endpoint.table_of = lambda hid: table if hid == 5 else None
+        _peer(theirs, act)
+        started = time.monotonic()
+        with pytest.raises(wire.ChannelTimeout):
+            endpoint.request("call", ("f", None, (), {}), wire.Deadline(0.3))
+        assert time.monotonic() - started < 2
+    finally:
+        mine.close()
+        theirs.close()
+
+
+def test_does_a_wait_end_when_the_watched_process_exits_though_its_socket_stays_open():
+    """A sandbox that dies while a process it started holds the channel open ends the wait."""
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    pidfd = os.pidfd_open(pid)
+    mine, theirs = socket.socketpair()
+    try:
+        endpoint = wire.Endpoint(mine, lambda kind, body: None)
+        endpoint.watch = pidfd
+        started = time.monotonic()
+        with pytest.raises(wire.ChannelClosed):
+            endpoint.request("names", False, wire.Deadline(30))
+        assert time.monotonic() - started < 5
+    finally:
+        os.waitpid(pid, 0)
+        os.close(pidfd)
+        mine.close()
+        theirs.close()
+
+
+def test_does_a_call_on_one_array_get_any_reply_the_general_way_too():
+    """The student's side sends a lent function's call on one array in its short form and reads
+    a reply of one array directly; a request in between, an error, another value and a reply to
+    another request each take the general way, as any request's would."""
+    x = np.arange(6.0).reshape(2, 3)
+
+    def head(kind: bytes, rid: int, body: bytes, extra: bytes = b"") -> bytes:
+        return struct.pack("<IcI", 5 + len(extra) + len(body), kind, rid) + extra + body
+
+    replies = {
+        "array": lambda rid: head(b"o", rid, wire.encode(2 * x)),
+        "tuple": lambda rid: head(b"o", rid, wire.encode((x, 1))),
+        "error": lambda rid: head(b"e", rid, wire.encode(("ValueError", "ValueError", "no"))),
+        "request first": lambda rid: head(b"q", 77, wire.encode("q1"), b"\x05check") + head(b"o", rid, wire.encode(x)),
+        "another id": lambda rid: head(b"o", rid + 1, wire.encode(x)),
+    }
+    for name, reply in replies.items():
+        mine, theirs = socket.socketpair()
+        served = []
+        seen = []
+
+        def act(sock: socket.socket, reply=reply, seen=seen) -> None:
+            sock.settimeout(10)
+            frame = sock.recv(1 << 16)
+            seen.append(frame)
+            sock.sendall(reply(struct.unpack_from("<I", frame, 5)[0]))
+            sock.recv(1 << 16)  # the reply to a request in between
+
+        try:
+            endpoint = wire.Endpoint(mine, lambda kind, body, served=served: served.append((kind, body)))
+            thread = _peer(theirs, act)
+            if name == "another id":
+                with pytest.raises(wire.WireError):
+                    endpoint.call_short(3, x)
+                continue
+            status, body = endpoint.call_short(3, x)
+            thread.join(5)
+            parsed = wire.Endpoint(theirs, lambda k, b: None)._parse(seen[0])
+            assert parsed[:3] == ("req", parsed[1], "cb") and parsed[3][0] == 3 and not parsed[3][2]
+            assert np.array_equal(parsed[3][1][0], x)
+            if name == "error":
+                assert (status, body) == ("err", ("ValueError", "ValueError", "no"))
+                continue
+            assert status == "ok"
+            expected = {"array": 2 * x, "tuple": (x, 1), "request first": x}[name]
+            if name == "tuple":
+                assert np.array_equal(body[0], x) and body[1] == 1
+            else:
+                assert type(body) is np.ndarray and np.array_equal(body, expected)
+                body[0, 0] = 42.0  # writeable, its own
+            assert served == ([("check", "q1")] if name == "request first" else [])
+        finally:
+            mine.close()
+            theirs.close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([b"q", b"o", b"e", b"c", b"x", b""]), st.binary(max_size=48), st.booleans())
+def test_does_any_frame_end_a_wait_with_a_reply_or_wire_error(kind, rest, short):
+    """Whatever frame arrives while a request waits (an empty one, a short call on a table's
+    handle cut anywhere, a reply cut short), on either side: a reply or WireError, never another
+    exception."""
+    x = np.arange(3.0)
+    payload = kind + rest
+    if kind == b"c" and rest:
+        payload = b"c" + struct.pack("<II", 1, 5) + (wire.encode(x) + rest)[: len(rest)]
+    mine, theirs = socket.socketpair()
+    try:
+        endpoint = wire.Endpoint(mine, lambda k, b: None)
+        endpoint.table_of = lambda hid: {wire.encode(x): wire.encode(2 * x)} if hid == 5 else None
+        theirs.sendall(struct.pack("<I", len(payload)) + payload)
+        theirs.shutdown(socket.SHUT_WR)  # then nothing more: a frame that is not the reply ends in ChannelClosed
+        try:
+            if short:
+                endpoint.call_short(5, x)
+            else:
+                endpoint.request("names", False, wire.Deadline(5))
+        except wire.WireError:
+            pass
     finally:
         mine.close()
         theirs.close()

@@ -109,15 +109,17 @@ WORKER_TO_ZYGOTE = (
         "worker",
         "() with two file descriptors: the channel and the output pipe",
         "('spawned', sandbox pid, CPU-time file or None), with two file descriptors in place of the "
-        "worker's when the sandbox is the one the zygote started for its trial",
+        "worker's when the sandbox was started before the request (the zygote's trial's, or, with "
+        "namespaces, the one it starts after each spawn; never used before)",
         "60 s socket timeout",
     ),
     Message(
         "kill",
         "worker",
-        "(sandbox pid,)",
-        "('killed', wait status, whether all is gone): the "
-        "PID namespace dies with its first process; the cgroup is removed once the outer process is reaped",
+        "(sandbox pid, wait: bool)",
+        "with wait, ('killed', wait status, whether all is gone); without, no reply: the zygote kills "
+        "it before it reads the next request. The PID namespace dies with its first process; the "
+        "cgroup is removed once the outer process is reaped",
         "60 s socket timeout",
     ),
     Message("quit", "worker", "()", "none: the zygote kills what runs and exits", "10 s, then SIGKILL"),

@@ -248,7 +248,10 @@ class Runtime:
         endpoint = self.endpoint
 
         def f(*args, **kwargs):
-            status, body = endpoint.request("cb", (hid, args, kwargs))
+            if len(args) == 1 and not kwargs and type(args[0]) is np.ndarray:
+                status, body = endpoint.call_short(hid, args[0])  # a checker calling its probe
+            else:
+                status, body = endpoint.request("cb", (hid, args, kwargs))
             if status == "ok":
                 return self.resolve(body)
             _, base, message = body if isinstance(body, tuple) and len(body) == 3 else ("", "", "")
@@ -302,7 +305,10 @@ class Runtime:
         for i, source in enumerate(sources):
             filename = f"<cell {i + 1}>"
             try:
-                tree = ast.parse(python_source(source), filename)
+                try:
+                    tree = ast.parse(source, filename)  # plain Python, as most cells are: parsed once
+                except (SyntaxError, ValueError, MemoryError, RecursionError):
+                    tree = ast.parse(python_source(source), filename)  # IPython syntax, or the error
                 codes = [compile(ast.Module([node], []), filename, "exec") for node in tree.body]
                 out.append([node.lineno for node in tree.body])
             except (SyntaxError, ValueError, MemoryError, RecursionError) as e:
@@ -676,8 +682,33 @@ class Zygote:
         self.running[pid] = running
         return pid, _cpu_file(cgroup)
 
-    def kill(self, pid: int) -> tuple[int | None, bool]:
-        """Kill a sandbox and everything it started; its wait status and whether all is gone."""
+    def prespawn(self) -> None:
+        """Start the next sandbox now, on a channel and an output pipe of its own, so that the next
+        ``spawn`` request gets it at once while this one's set-up overlaps the grading. It runs
+        nothing before it is handed out, and ``quit`` kills it like any other. Namespace modes
+        only: without them, ending one sandbox sweeps every process the zygote started. Only once
+        a sandbox has been started on request (the first request gets the trial's): a run that
+        needs one sandbox (one file, ``attnlab check``) starts none it does not use."""
+        if self.spare is not None or self.mode not in NAMESPACES or self.count < 2:
+            return
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        out_r, out_w = os.pipe()
+        pid, cpu_file = -1, None
+        try:
+            pid, cpu_file = self.spawn(theirs.fileno(), out_w, self.mode)
+        finally:
+            theirs.close()
+            os.close(out_w)
+            if pid < 0:
+                mine.close()
+                os.close(out_r)
+        if pid >= 0:
+            self.spare = (pid, mine.detach(), out_r, cpu_file)
+
+    def kill(self, pid: int, wait: bool = True) -> tuple[int | None, bool]:
+        """Kill a sandbox and everything it started; its wait status and whether all is gone. With
+        namespaces and not ``wait``: the signal only (its PID namespace dies with it, its outer
+        process is reaped later), for a sandbox whose end nobody asks about."""
         running = self.running.pop(pid, None)
         if running is None:
             return None, True
@@ -685,6 +716,10 @@ class Zygote:
             os.kill(pid, 9)
         except OSError:
             pass
+        if not wait and self.mode in NAMESPACES:
+            running.close()  # its outer's report of how it ended goes nowhere
+            self.exiting[running.outer] = running.cgroup
+            return None, True
         line = running.line(10.0) if self.mode in NAMESPACES else None
         if line is None or not line.isdigit():
             try:
@@ -764,6 +799,15 @@ class _Running:
 
     def close(self) -> None:
         os.close(self.report)
+
+
+def _pin_like_this_process(pid: int) -> None:
+    """Give a sandbox started earlier (the trial's, before its worker pinned this process to a
+    core) this process's CPUs: it ping-pongs with the worker, which runs there."""
+    try:
+        os.sched_setaffinity(pid, os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        pass
 
 
 def _signal_status(status: int | None) -> int | None:
@@ -949,26 +993,34 @@ def main(config: dict) -> None:
         if msg[0] == "spawn" and len(fds) == 2:
             chan_fd, out_fd = fds
             if zygote.spare is not None:
-                # the trial's sandbox, with its own channel and output pipe in place of these
+                # started before this request (the trial's, or the one started after the last
+                # spawn): with its own channel and output pipe in place of these
                 os.close(chan_fd)
                 os.close(out_fd)
                 pid, chan_fd, out_fd, cpu_file = zygote.spare
                 zygote.spare = None
+                _pin_like_this_process(pid)
                 socket.send_fds(ctl, [wire.encode(("spawned", pid, cpu_file))], [chan_fd, out_fd])
             else:
                 pid, cpu_file = zygote.spawn(chan_fd, out_fd, zygote.mode)
                 ctl.sendall(wire.encode(("spawned", pid, cpu_file)))
             os.close(chan_fd)
             os.close(out_fd)
-        elif msg[0] == "kill":
+            try:
+                zygote.prespawn()  # the next one, while this one is graded
+            except OSError:
+                pass  # none ahead: the next request starts its own
+        elif msg[0] == "kill" and len(msg) in (2, 3):
             for fd in fds:
                 os.close(fd)
-            status, clean = zygote.kill(msg[1])
-            ctl.sendall(wire.encode(("killed", status, clean)))
+            reply = len(msg) == 2 or msg[2] is not False
+            status, clean = zygote.kill(msg[1], wait=reply)
+            if reply:
+                ctl.sendall(wire.encode(("killed", status, clean)))
         else:
             break
     for pid in list(zygote.running):
-        zygote.kill(pid)
+        zygote.kill(pid, wait=False)  # all at once (with namespaces); then each is waited for here
     zygote.reap(limit=10.0)
     if zygote.scratch_base is not None:
         import shutil

@@ -210,9 +210,12 @@ class Zygote:
             raise RuntimeError("the sandbox could not be started")
         return Sandbox(self, pid, mine, cpu_file)
 
-    def kill(self, pid: int) -> tuple[int | None, bool]:
-        """Kill the sandbox and everything it started; its wait status (if it was reaped)."""
-        self.ctl.sendall(wire.encode(("kill", pid)))
+    def kill(self, pid: int, *, wait: bool = True) -> tuple[int | None, bool]:
+        """Kill the sandbox and everything it started; its wait status (if it was reaped). Without
+        ``wait``, no reply is asked for: the zygote kills it before it reads the next request."""
+        self.ctl.sendall(wire.encode(("kill", pid, wait)))
+        if not wait:
+            return None, True
         _, status, clean = self._recv()
         return status, clean
 
@@ -269,7 +272,7 @@ class Sandbox:
         except OSError:
             self.cpu_fd = None
         self.endpoint = wire.Endpoint(sock, self._serve, self._encode_ref, describe_trusted_error)
-        self.endpoint.answer_short = self._known_answer
+        self.endpoint.table_of = self._table_of
         try:
             self.pidfd: int | None = os.pidfd_open(pid)
             self.endpoint.watch = self.pidfd
@@ -303,13 +306,13 @@ class Sandbox:
         try:
             status, body = self.endpoint.request(kind, body, deadline)
         except wire.ChannelTimeout as e:
-            self.kill()
+            self.kill(wait=True)  # whatever it runs stops before anything else runs
             kind_of = "CPU time" if e.what == "cpu" else "waiting time"
             limit = timeout if e.what == "cpu" else self.WALL_FACTOR * timeout
             self.death = self.death or f"{what} timed out ({kind_of} over {limit:g} s)"
             raise StudentTimeout(self.death) from None
         except (wire.WireError, OSError) as e:
-            detail = self.kill()
+            detail = self.kill(wait=True)
             if isinstance(e, (wire.ChannelClosed, OSError)):
                 message = f"{what}: the submission's process stopped ({detail})"
             else:
@@ -320,6 +323,7 @@ class Sandbox:
             self.calls -= 1
             if self.calls == 0:
                 self.handles.clear()
+                self.endpoint.tables.clear()  # with the handles they belong to
         if status == "err":
             raise student_exception(*_error_body(body))
         return body
@@ -342,7 +346,11 @@ class Sandbox:
         result, changed = body
         return self._resolve(result), [k for k in changed if isinstance(k, (int, str)) and not isinstance(k, bool)]
 
-    def kill(self) -> str:
+    def kill(self, *, wait: bool = False) -> str:
+        """End the sandbox and everything it started. With ``wait`` (after a timeout or a crash),
+        until it is gone, and say how it ended; otherwise (the end of a submission, a sandbox that
+        has seen too much) nobody waits: the zygote kills it before it reads the next request, so
+        before it hands out another sandbox, and reaps it later."""
         if not self.alive:
             return "it had stopped"
         self.alive = False
@@ -351,12 +359,12 @@ class Sandbox:
             self.cpu_fd = None
         try:
             self.sock.close()
-            status, _ = self.zygote.kill(self.pid)
+            status, _ = self.zygote.kill(self.pid, wait=wait)
         except (OSError, wire.WireError):
             status = None
         if self.pidfd is not None:
             os.close(self.pidfd)
-        return _describe_status(status)
+        return _describe_status(status) if wait else "it was killed"
 
     # the student's requests
     def _serve(self, kind: str, body: Any) -> Any:
@@ -378,10 +386,11 @@ class Sandbox:
             return None
         raise TypeError(f"unknown request {kind!r}")
 
-    def _known_answer(self, hid: int, x: bytes) -> bytes | None:
-        """The encoded answer of a lent function to the encoded array ``x``, from its table."""
+    def _table_of(self, hid: int) -> dict[bytes, bytes] | None:
+        """The known answers of the function lent as ``hid`` (encoded input -> encoded output;
+        empty when it declares none), None when no function is lent under that number."""
         fn = self.handles.get(hid)
-        return None if fn is None else _table(fn).get(x)
+        return None if fn is None else _table(fn)
 
     def _encode_ref(self, obj: Any) -> Any:
         if isinstance(obj, StudentFunction) and obj._sandbox is self:
