@@ -233,7 +233,7 @@ class _Elf:
 def _expand(folder: str, origin: str) -> str:
     for token in ("$ORIGIN", "${ORIGIN}"):
         folder = folder.replace(token, origin)
-    return folder
+    return os.path.normpath(folder)
 
 
 def ld_cache(path: str = LD_CACHE) -> dict[str, list[str]]:
