@@ -93,13 +93,13 @@ class Output:
 class Zygote:
     """A clean interpreter with numpy and the assignment's preloads loaded, that forks sandboxes.
 
-    It starts in the background (most of a second: numpy, matplotlib, a trial sandbox), so that
-    its owner can load the tests meanwhile; ``mode`` and ``spawn`` wait until it is ready.
-    ``packages`` are the distributions a submission may import (numpy and IPython always; their
-    dependencies come along); ``preload`` the modules imported once (while its first sandbox runs,
-    before any other is forked); ``cpu`` the core its sandboxes share with their worker (None: any).
-    Once started, ``mode`` says how its sandboxes are isolated ("root" or "userns": namespaces; "landlock"; "none")
-    and ``isolation`` what that means on this machine, in a sentence."""
+    It starts in the background (numpy, the allow-list, a trial sandbox), so that its owner can load
+    the tests meanwhile; ``mode`` and ``spawn`` wait until it is ready. ``packages`` are the
+    distributions a submission may import (numpy and IPython always; their dependencies come along);
+    ``preload`` the modules imported once (while its first sandbox runs, before any other is
+    forked); ``cpu`` the core its sandboxes share with their worker (None: any). Once started,
+    ``mode`` says how its sandboxes are isolated ("root" or "userns": namespaces; "landlock";
+    "none") and ``isolation`` what that means on this machine, in a sentence."""
 
     def __init__(
         self,
@@ -136,6 +136,7 @@ class Zygote:
         return self
 
     def _adopt(self, launched: launch.Launched) -> None:
+        # every attribute is set here: ``of`` does not run ``__init__``
         self.proc, self.ctl = launched.proc, launched.ctl
         self._mode: str | None = None
         self._isolation = ""
