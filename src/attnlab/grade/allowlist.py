@@ -20,7 +20,10 @@ import site
 import struct
 import sys
 import sysconfig
-from importlib import metadata
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where used: a zygote without the allow-list (``attnlab check``) skips it
+    from importlib import metadata
 
 # Always allowed: the array library every assignment uses, and IPython, whose input transformer
 # turns a notebook's magics into Python inside the sandbox.
@@ -30,6 +33,8 @@ SYSTEM_FILES = ("/etc/ld.so.cache",)
 
 def distributions(names: list[str]) -> list[metadata.Distribution]:
     """The named distributions and everything they require (extras left out), where installed."""
+    from importlib import metadata
+
     seen: dict[str, metadata.Distribution] = {}
     todo = list(names)
     while todo:
