@@ -984,7 +984,10 @@ def main(config: dict) -> None:
         if _own_user(config):
             jail.sweep(uid=config["uid"], reaped={})  # whatever an earlier run left behind
     ctl.sendall(wire.encode(("ready", zygote.mode, isolation(zygote.mode, config))))
-    zygote.deferred = _Deferred([*DEFERRED, *config.get("preload", [])], cores)
+    # (``attnlab check``, without isolation, forks one sandbox: only what the submission names is
+    # worth importing here, while the check loads its tests; the rest, if used, is imported there)
+    shared = DEFERRED if isolate else ()
+    zygote.deferred = _Deferred([*shared, *config.get("preload", [])], cores)
     zygote.deferred.start()
     while True:
         try:
