@@ -947,6 +947,11 @@ class _Deferred:
             self.thread.join()
             self.thread = None
             sys.setswitchinterval(self.switch)
+            # a joined thread's end in the kernel can lag; Python 3.12+ would count it and warn
+            # that the (safe) fork that follows is unsafe
+            import warnings
+
+            warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
 
 
 def main(config: dict) -> None:
