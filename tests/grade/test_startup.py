@@ -180,3 +180,12 @@ def test_is_a_sandbox_asked_for_while_the_preloads_import_forked_once_they_are_d
     finally:
         z.close()
     assert found is True
+
+
+@pytest.mark.parametrize("module", ["attnlab.grade.worker", "attnlab.grade.batch", "attnlab.grade.launch"])
+def test_does_a_grading_run_start_its_processes_before_it_imports_numpy(module):
+    """The batch starts its workers, and a worker its zygote, before the engine (numpy, a few tenths
+    of a second) is imported: each then gets ready while its parent imports."""
+    code = f"import sys, {module}; print('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr
