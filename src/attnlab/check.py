@@ -62,9 +62,8 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
     except (OSError, ValueError) as e:  # paths.CourseError is a ValueError
         print(f"attnlab check: {e}", file=sys.stderr)
         return 2
-    from .grade import calls, source
-    from .grade.runner import Grader, Limits
-    from .grade.session import Zygote
+    from .grade import launch, source
+    from .grade.limits import Limits
 
     limits = Limits.from_timeout(CALL_TIMEOUT, MEMORY_MB)
     try:
@@ -72,8 +71,9 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
     except (OSError, ValueError):  # an unreadable notebook: the grader says why
         plots = False
     # the student's own code on the student's own machine: the grader's process model and limits,
-    # with the student's own packages (no allow-list view: there is nothing here to hide)
-    zygote = Zygote(
+    # with the student's own packages (no allow-list view: there is nothing here to hide). Started
+    # first: it imports numpy (and pyplot) while this process imports the engine and loads the tests
+    launched = launch.zygote(
         uid=None,
         gid=None,
         memory_mb=MEMORY_MB,
@@ -81,6 +81,11 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
         preload=(PLOTTING,) if plots else (),
         isolate=False,
     )
+    from .grade import calls
+    from .grade.runner import Grader
+    from .grade.session import Zygote
+
+    zygote = Zygote.of(launched)
     try:
         # the call graph (the release's calls.json) orders the questions and points a failure at
         # the callee that causes it; the public tests lend no reference

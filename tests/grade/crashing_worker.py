@@ -6,9 +6,9 @@ import os
 import sys
 from pathlib import Path
 
-from attnlab.grade import worker
+from attnlab.grade import runner, worker
 
-_grade = worker.Grader.grade
+_grade = runner.Grader.grade
 
 
 def grade(self, path):
@@ -20,5 +20,5 @@ def grade(self, path):
     return _grade(self, path)
 
 
-worker.Grader.grade = grade
+runner.Grader.grade = grade
 worker.serve(json.loads(sys.argv[1]))

@@ -74,16 +74,16 @@ def test_does_a_top_level_loop_end_with_a_message_within_the_statement_limit(tmp
 def test_does_the_zygote_import_pyplot_meanwhile_when_a_submission_plots(tmp_path, monkeypatch, capsys):
     """Half of checking the notebook (it plots) is importing pyplot: the zygote does it while the
     tests load; a submission that does not name matplotlib never pays for it."""
-    from attnlab.grade import session
+    from attnlab.grade import launch
 
     asked = []
-    zygote = session.Zygote
+    zygote = launch.zygote
 
     def recording(**kw):
         asked.append(kw["preload"])
         return zygote(**kw)
 
-    monkeypatch.setattr(session, "Zygote", recording)
+    monkeypatch.setattr(launch, "zygote", recording)
     twin = (FIXTURES / "twin.py").read_text()
     (tmp_path / "plots.py").write_text(twin + "\nimport matplotlib.pyplot as plt\nplt.plot([1, 2])\n")
     (tmp_path / "plain.py").write_text(twin)

@@ -1,10 +1,15 @@
 """What a sandbox may read: the interpreter's standard library, the distributions an assignment
-allows (with their dependencies), and the shared libraries those have loaded. Nothing else of the
+allows (with their dependencies), and the shared libraries that those can load. Nothing else of the
 host exists for it: no site-packages beyond the allowed packages (the kit's own package, which holds
 the reference solution, is not among them), no home, no /run, no /srv, no other checkout.
 
-Computed once in the zygote, after it has imported the allowed packages, so that the shared
-libraries they need are the ones mapped into it. Loaded by file path: imports nothing from attnlab.
+The shared libraries are found from the files, not from what a process has imported: every shared
+object under the allowed trees (the standard library's extension modules and the packages'), and
+the interpreter, name the libraries they need (ELF ``DT_NEEDED``), which are looked up as the
+dynamic loader looks them up (``RPATH``/``RUNPATH``, ``LD_LIBRARY_PATH``, ``/etc/ld.so.cache``, the
+default folders), and so on for those. So the view is the same whatever the zygote imported before
+computing it, and the zygote may import its optional preloads after its first sandbox is forked.
+Loaded by file path: imports nothing from attnlab.
 """
 
 from __future__ import annotations
@@ -12,9 +17,13 @@ from __future__ import annotations
 import os
 import re
 import site
+import struct
 import sys
 import sysconfig
-from importlib import metadata
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where used: a zygote without the allow-list (``attnlab check``) skips it
+    from importlib import metadata
 
 # Always allowed: the array library every assignment uses, and IPython, whose input transformer
 # turns a notebook's magics into Python inside the sandbox.
@@ -24,6 +33,8 @@ SYSTEM_FILES = ("/etc/ld.so.cache",)
 
 def distributions(names: list[str]) -> list[metadata.Distribution]:
     """The named distributions and everything they require (extras left out), where installed."""
+    from importlib import metadata
+
     seen: dict[str, metadata.Distribution] = {}
     todo = list(names)
     while todo:
@@ -74,18 +85,27 @@ def _normal(name: str) -> str:
 
 def package_paths(dist: metadata.Distribution) -> set[str]:
     """The top-level files and folders a distribution installed into its site folder."""
+    return package_files(dist)[0]
+
+
+def package_files(dist: metadata.Distribution) -> tuple[set[str], set[str]]:
+    """(the top-level files and folders a distribution installed into its site folder, the shared
+    objects among its files), from one reading of its RECORD."""
     base = os.path.realpath(str(dist.locate_file("")))
     record = dist.read_text("RECORD")  # read directly: dist.files builds a Path per file (slow)
     if record is not None:
-        tops = {line.split(",", 1)[0].replace("\\", "/").split("/", 1)[0] for line in record.splitlines()}
+        names = [line.split(",", 1)[0].replace("\\", "/") for line in record.splitlines()]
     else:
-        tops = {f.parts[0] for f in dist.files or [] if f.parts}
-    tops -= {"..", "/", "__pycache__"}
-    return {
-        os.path.realpath(os.path.join(base, top))
-        for top in tops
-        if not top.endswith(".pth") and os.path.exists(os.path.join(base, top))
-    }
+        names = [f.as_posix() for f in dist.files or []]
+    tops = {name.split("/", 1)[0] for name in names if name} - {"..", "/", "__pycache__"}
+    tops = {top for top in tops if not top.endswith(".pth") and os.path.exists(os.path.join(base, top))}
+    # (what is not a shared object after all is found out when it is read: not an ELF file)
+    shared = {os.path.join(base, name) for name in names if ".so" in name and name.split("/", 1)[0] in tops}
+    return {os.path.realpath(os.path.join(base, top)) for top in tops}, shared
+
+
+def _is_shared_object(name: str) -> bool:
+    return name.endswith(".so") or ".so." in name
 
 
 def site_dirs() -> set[str]:
@@ -111,10 +131,20 @@ def view(allowed: list[str]) -> tuple[list[str], list[str]]:
     """(read-only binds, masks) for a sandbox that may import ``allowed`` distributions."""
     stdlib = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib")}
     packages: set[str] = set()
+    shared: set[str] = set()
     for dist in distributions([*BASE_DISTRIBUTIONS, *allowed]):
-        packages |= package_paths(dist)
+        tops, objects = package_files(dist)
+        packages |= tops
+        shared |= objects
     trees = stdlib | packages
-    libs = {p for p in mapped_libraries() if not any(_within(p, t) for t in trees)}
+    for folder in {os.path.join(d, "lib-dynload") for d in stdlib}:
+        if os.path.isdir(folder):
+            shared |= {os.path.join(folder, n) for n in os.listdir(folder) if _is_shared_object(n)}
+    shared.add(os.path.realpath(sys.executable))
+    # what this process maps that no file names (the locale's files) and, by their paths as the
+    # loader opens them, the libraries that the shared objects need
+    found = mapped_libraries() | needed_libraries(sorted(shared))
+    libs = {p for p in found if not any(_within(p, t) for t in trees)}
     binds = trees | libs | {p for p in SYSTEM_FILES if os.path.isfile(p)}
     masks = {d for d in site_dirs() if any(_within(d, t) and d != t for t in trees)}
     return sorted(binds), sorted(masks)
@@ -122,3 +152,185 @@ def view(allowed: list[str]) -> tuple[list[str], list[str]]:
 
 def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+# ---- the shared libraries that shared objects need, found as the dynamic loader finds them --------
+
+_DT_NEEDED, _DT_STRTAB, _DT_STRSZ, _DT_RPATH, _DT_RUNPATH = 1, 5, 10, 15, 29
+_PT_LOAD, _PT_DYNAMIC = 1, 2
+LD_CACHE = "/etc/ld.so.cache"
+
+
+class _Elf:
+    """The dynamic section of an ELF shared object or executable: the libraries it needs, its
+    ``RPATH`` and ``RUNPATH`` (folders, ``$ORIGIN`` expanded), and its class and machine (the loader
+    only takes a library of the same)."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.needed: list[str] = []
+        self.rpath: list[str] = []
+        self.runpath: list[str] = []
+        with open(path, "rb") as f:
+            ident = f.read(64)
+            if len(ident) < 52 or ident[:4] != b"\x7fELF" or ident[4] not in (1, 2) or ident[5] not in (1, 2):
+                raise ValueError(f"not an ELF file: {path}")
+            wide, order = ident[4] == 2, "<" if ident[5] == 1 else ">"
+            self.kind = (ident[4], ident[5], struct.unpack_from(order + "H", ident, 18)[0])
+            if wide:
+                phoff, phentsize, phnum = (
+                    struct.unpack_from(order + "Q", ident, 32)[0],
+                    *struct.unpack_from(order + "HH", ident, 54),
+                )
+                phdr, dyn = order + "IIQQQQQQ", order + "qQ"
+            else:
+                phoff, phentsize, phnum = (
+                    struct.unpack_from(order + "I", ident, 28)[0],
+                    *struct.unpack_from(order + "HH", ident, 42),
+                )
+                phdr, dyn = order + "IIIIIIII", order + "iI"
+            f.seek(phoff)
+            table = f.read(phentsize * phnum)
+            loads, dynamic = [], None
+            for i in range(phnum):
+                fields = struct.unpack_from(phdr, table, i * phentsize)
+                if wide:
+                    p_type, _, p_offset, p_vaddr, _, p_filesz = fields[:6]
+                else:
+                    p_type, p_offset, p_vaddr, _, p_filesz = fields[:5]
+                if p_type == _PT_LOAD:
+                    loads.append((p_vaddr, p_offset, p_filesz))
+                elif p_type == _PT_DYNAMIC:
+                    dynamic = (p_offset, p_filesz)
+            if dynamic is None:
+                return  # statically linked: needs nothing
+            f.seek(dynamic[0])
+            data = f.read(dynamic[1])
+            entries: list[tuple[int, int]] = []
+            size = struct.calcsize(dyn)
+            for off in range(0, len(data) - size + 1, size):
+                tag, value = struct.unpack_from(dyn, data, off)
+                if tag == 0:
+                    break
+                entries.append((tag, value))
+            table_of = dict(entries)
+            if _DT_STRTAB not in table_of:
+                return
+            address = table_of[_DT_STRTAB]
+            offset = next((o + address - v for v, o, n in loads if v <= address < v + n), None)
+            if offset is None:
+                return
+            f.seek(offset)
+            strings = f.read(table_of.get(_DT_STRSZ, 1 << 16))
+
+        def text(at: int) -> str:
+            return strings[at : strings.index(b"\0", at)].decode("utf-8", "surrogateescape")
+
+        origin = os.path.dirname(os.path.abspath(path))
+        for tag, value in entries:
+            if tag == _DT_NEEDED:
+                self.needed.append(text(value))
+            elif tag in (_DT_RPATH, _DT_RUNPATH):
+                folders = [_expand(d, origin) for d in text(value).split(":") if d]
+                (self.rpath if tag == _DT_RPATH else self.runpath).extend(folders)
+
+
+def _expand(folder: str, origin: str) -> str:
+    for token in ("$ORIGIN", "${ORIGIN}"):
+        folder = folder.replace(token, origin)
+    return os.path.normpath(folder)
+
+
+def ld_cache(path: str = LD_CACHE) -> dict[str, list[str]]:
+    """The loader's cache (glibc's format, ``glibc-ld.so.cache1.1``, alone or after the old one):
+    each library name with the paths it stands for, in the cache's order."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return {}
+    magic = b"glibc-ld.so.cache1.1"
+    start = data.find(magic)
+    if start < 0:
+        return {}
+    count = struct.unpack_from("<I", data, start + 20)[0]
+    out: dict[str, list[str]] = {}
+
+    def text(at: int) -> str:
+        return data[at : data.index(b"\0", at)].decode("utf-8", "surrogateescape")
+
+    for i in range(count):
+        _, key, value = struct.unpack_from("<iII", data, start + 48 + 24 * i)
+        # offsets count from the new format's header (the start of the file when it is alone)
+        out.setdefault(text(start + key), []).append(text(start + value))
+    return out
+
+
+def default_folders() -> list[str]:
+    """Where the loader looks last (glibc's trusted folders), multiarch ones first."""
+    arch = sysconfig.get_config_var("MULTIARCH") or ""
+    folders = [f"/lib/{arch}", f"/usr/lib/{arch}"] if arch else []
+    return folders + (["/lib64", "/usr/lib64"] if sys.maxsize > 2**32 else []) + ["/lib", "/usr/lib"]
+
+
+def needed_libraries(objects: list[str], *, cache: dict[str, list[str]] | None = None) -> set[str]:
+    """The libraries that ``objects`` need, directly or through each other, as paths the dynamic
+    loader opens them by (a symbolic link as it is named: the view binds what it points to there)
+    together with their real paths. A name is looked up where the loader would look: the needing
+    object's ``RPATH`` (and the interpreter's) unless it has a ``RUNPATH``, ``LD_LIBRARY_PATH``, its
+    ``RUNPATH``, the cache (every entry of that name: the loader picks among them by the CPU's
+    capabilities), the default folders; the first folder holding a library of the same class and
+    machine wins."""
+    cache = ld_cache() if cache is None else cache
+    env_path = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d]
+    defaults = default_folders()
+    parsed: dict[tuple[int, int], _Elf | None] = {}  # by (device, inode): a file read once
+
+    def elf(path: str) -> _Elf | None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        key = (st.st_dev, st.st_ino)
+        if key not in parsed:
+            try:
+                parsed[key] = _Elf(path) if os.path.isfile(path) else None
+            except (OSError, ValueError, struct.error, IndexError):
+                parsed[key] = None
+        return parsed[key]
+
+    main = elf(sys.executable)
+    kind = main.kind if main else None
+    main_rpath = main.rpath if main and not main.runpath else []
+
+    def fits(path: str) -> bool:
+        found = elf(path)
+        return found is not None and (kind is None or found.kind == kind)
+
+    out: set[str] = set()
+    todo = list(objects)
+    seen: set[int] = set()
+    while todo:
+        obj = elf(todo.pop())
+        if obj is None or id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        for name in obj.needed:
+            if "/" in name:
+                hits = [name] if fits(name) else []
+            else:
+                rpath = [] if obj.runpath else obj.rpath + main_rpath
+                hits = []
+                for folder in (*rpath, *env_path, *obj.runpath):
+                    if fits(os.path.join(folder, name)):
+                        hits = [os.path.join(folder, name)]
+                        break
+                if not hits:
+                    hits = [p for p in cache.get(name, []) if fits(p)]
+                if not hits:
+                    hits = next(([os.path.join(d, name)] for d in defaults if fits(os.path.join(d, name))), [])
+            for hit in hits:
+                if hit not in out:
+                    out |= {hit, os.path.realpath(hit)}
+                    todo.append(hit)
+    return out

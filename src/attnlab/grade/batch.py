@@ -50,10 +50,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from .. import __version__, atomic, importpath, paths
-from . import analysis, calls, canvas, moodle, report
+from . import calls, canvas, moodle, report
 from .discover import Found, Student, Submission, discover, unreadable
+from .limits import Limits
 from .report import GRADED, NOT_GRADED, UNREADABLE
-from .runner import CaseResult, Limits, QuestionResult, Report, load_tests
 
 # isolated mode, from the file-system root: nothing a student names is on a worker's import path
 WORKER = importpath.python_command("attnlab.grade.worker", "main")
@@ -165,9 +165,10 @@ def main(
     )
     jobs = jobs or os.cpu_count() or 1
     with _interruptible():
-        # the workers start now (a second each, most of it their sandboxes' interpreter) and get
-        # ready while this process loads the tests and looks through the submissions; no more of
-        # them than there are submissions when those are named one by one (one file: one worker)
+        # the workers start now (each starts its zygote first, then imports the engine and loads
+        # the tests) and get ready while this process loads the tests and looks through the
+        # submissions; no more of them than there are submissions when those are named one by one
+        # (one file: one worker)
         named = all(Path(s).suffix in (".py", ".ipynb") for s in submissions)
         early = _start_workers(config, min(jobs, len(submissions)) if named else jobs)
         try:
@@ -229,6 +230,11 @@ def _grade(
     the_roster: canvas.Roster | None,
     progress: bool,
 ) -> Run:
+    # the grading engine (numpy, the tests) and the item analysis (its SVG writer: urllib) load
+    # here, while the workers start
+    from . import analysis
+    from .runner import load_tests
+
     tests = load_tests(tests_dir, support_dir)
     questions = [(tf.name, tf.points) for tf in tests]
     fingerprint = _tests_fingerprint(tests_dir, support_dir, limits, config["dependencies"])
@@ -267,36 +273,42 @@ def _grade(
         g.score, g.questions, g.problem = score, scores, problem or g.problem
         rows.append(g)
 
+    # workers told that no work is left end meanwhile; waited for once the reports are written
+    finishing: list[_Worker] = []
     try:
-        if todo:
-            _schedule(todo, config, jobs, limits, questions, store, done, progress, tuple(early))
+        try:
+            if todo:
+                _schedule(todo, config, jobs, limits, questions, store, done, progress, tuple(early), finishing)
+        finally:
+            rows.close(graded.values())  # sorted, and whole even when the run was interrupted
+
+        written = [out / "grades.csv", out / "found.csv"]
+        report.write_atomic(out / "found.csv", found_csv(found, graded, folders))
+        # (the assignment is the folder holding the tests: autograder/<assignment>/tests)
+        written.append(moodle.write(out, list(graded.values()), tests_dir.parent.name))
+        # one results.json in memory at a time, whatever the class size
+        results = (report.read(g.results) for g in graded.values() if g.status == GRADED and g.results)
+        items, variants = analysis.write(out, (r for r in results if r is not None))
+        written += [out / "item_analysis.csv", out / "misconceptions.csv"]
+        if items:
+            written.append(out / "item_analysis.svg")
+        if the_roster is not None and matching is not None:
+            totals = {g.submission: g.score for g in graded.values()}
+            written.append(canvas.write(out, the_roster, matching, totals, sum(p for _, p in questions)))
+        written.append(store)
+        run = Run(list(graded.values()), found, out, written, the_roster, matching, earlier)
+        if progress:
+            from rich.console import Console
+
+            console = Console(stderr=True)
+            for t in analysis.table(items, variants):
+                console.print(t)
+            for line in summary(run, questions):
+                console.print(line, highlight=False)
+        return run
     finally:
-        rows.close(graded.values())  # sorted, and whole even when the run was interrupted
-
-    written = [out / "grades.csv", out / "found.csv"]
-    report.write_atomic(out / "found.csv", found_csv(found, graded, folders))
-    # (the assignment is the folder holding the tests: autograder/<assignment>/tests)
-    written.append(moodle.write(out, list(graded.values()), tests_dir.parent.name))
-    # one results.json in memory at a time, whatever the class size
-    results = (report.read(g.results) for g in graded.values() if g.status == GRADED and g.results)
-    items, variants = analysis.write(out, (r for r in results if r is not None))
-    written += [out / "item_analysis.csv", out / "misconceptions.csv"]
-    if items:
-        written.append(out / "item_analysis.svg")
-    if the_roster is not None and matching is not None:
-        totals = {g.submission: g.score for g in graded.values()}
-        written.append(canvas.write(out, the_roster, matching, totals, sum(p for _, p in questions)))
-    written.append(store)
-    run = Run(list(graded.values()), found, out, written, the_roster, matching, earlier)
-    if progress:
-        from rich.console import Console
-
-        console = Console(stderr=True)
-        for t in analysis.table(items, variants):
-            console.print(t)
-        for line in summary(run, questions):
-            console.print(line, highlight=False)
-    return run
+        for w in finishing:
+            w.close()
 
 
 def _fill_identities(subs: list[Submission], roster: canvas.Roster, matching: canvas.Matching) -> None:
@@ -366,6 +378,8 @@ def _unreadable(
     g: Graded, folder: Path, key: str, why: str, tests: list, fields: dict[str, Any], staged: Path | None
 ) -> Graded:
     """Score 0 with the reason, through the same writer as a graded submission."""
+    from .runner import CaseResult, QuestionResult, Report
+
     questions = [
         QuestionResult(
             tf.name,
@@ -594,16 +608,17 @@ def _schedule(
     store: Path,
     done: Callable[..., None],
     progress: bool,
-    early: tuple[_Worker, ...] = (),
+    early: tuple[_Worker, ...],
+    finishing: list[_Worker],
 ) -> None:
+    """Grade ``todo`` with up to ``jobs`` workers (``early``: started already). A worker left with
+    nothing to do is told to end and goes into ``finishing``, for the caller to wait for."""
     queue = deque(todo)
     sel = selectors.DefaultSelector()
     workers: list[_Worker] = []
     failed_starts = 0
     warned: list[bool] = []
     watchdog = limits.wall + 60
-
-    done_workers: list[_Worker] = []
 
     def add(w: _Worker) -> None:
         w.handed = True
@@ -663,7 +678,7 @@ def _schedule(
                         sel.unregister(w.out)
                         workers.remove(w)
                         w.end_input()  # it exits while the others finish; waited for below
-                        done_workers.append(w)
+                        finishing.append(w)
                         if queue:  # only retries are left, and this worker has graded before
                             start()
                 elif w.job is not None and time.monotonic() - w.since > watchdog:
@@ -709,8 +724,6 @@ def _schedule(
     finally:
         for w in workers:
             w.kill()
-        for w in done_workers:
-            w.close()
         bar.close()
 
 

@@ -12,7 +12,6 @@ nothing from attnlab.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import platform
 import signal
@@ -30,7 +29,8 @@ ST_RDONLY, ST_NOSUID, ST_NODEV, ST_NOEXEC = 1, 2, 4, 8
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine())
 SYS_CAPSET = {"x86_64": 126, "aarch64": 91}.get(platform.machine())
 
-_libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+# the C library through the symbols this process already has (``find_library`` would run ldconfig)
+_libc = ctypes.CDLL(None, use_errno=True)
 
 
 def _check(ret: int, what: str) -> None:

@@ -16,7 +16,6 @@ nothing from attnlab.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
@@ -32,7 +31,8 @@ FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
 SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
 
-_libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+# the C library through the symbols this process already has (``find_library`` would run ldconfig)
+_libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 
 

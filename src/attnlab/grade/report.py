@@ -25,10 +25,12 @@ import os
 import re
 import unicodedata
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from .. import atomic
-from .runner import Report
+
+if TYPE_CHECKING:  # (the runner imports numpy: the batch needs this module before that)
+    from .runner import Report
 
 ENGINE = "attnlab"
 # statuses in results.json's extra_data: only "not graded" (the grading itself failed) has no total

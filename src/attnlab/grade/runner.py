@@ -38,23 +38,9 @@ from typing import Any
 from .. import testfiles
 from . import calls as call_graph
 from . import source
+from .limits import Limits
 from .messages import failure_message, misconception
 from .session import Output, Sandbox, StudentError, StudentFunction, StudentTimeout, Zygote
-
-
-@dataclass(frozen=True)
-class Limits:
-    call: float = 10.0  # one call of a student function
-    statement: float = 30.0  # one top-level statement while executing the submission
-    wall: float = 300.0  # the whole submission
-    memory_mb: int = 2048
-    restarts: int = 5  # fresh sandboxes after crashes and timeouts
-    strikes: int = 2  # timeouts after which a function is not called again
-    output: int = 64 * 1024  # bytes of stdout/stderr kept
-
-    @classmethod
-    def from_timeout(cls, timeout: float, memory_mb: int) -> "Limits":
-        return cls(call=timeout, statement=3 * timeout, wall=30 * timeout, memory_mb=memory_mb)
 
 
 @dataclass

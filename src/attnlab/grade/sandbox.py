@@ -132,9 +132,11 @@ PRELOAD = (
     "numpy.linalg",
     "numpy.random",
     "numpy.fft",
-    "numpy.testing",
-    "IPython.core.inputtransformer2",
 )
+# Imported once the zygote is ready, with the assignment's own preloads (``sandbox.yaml``: pyplot,
+# half a second): the first sandbox runs meanwhile, and every later one is forked after them
+# (``_Deferred``). The allow-list does not depend on them (``allowlist.needed_libraries``).
+DEFERRED = ("numpy.testing", "IPython.core.inputtransformer2")
 
 
 def describe_error(e: BaseException) -> tuple[str, str, str]:
@@ -592,6 +594,7 @@ class Zygote:
         self.template: Template | None = None
         # a sandbox ready for the next spawn: (pid, channel, output pipe, CPU-time file)
         self.spare: tuple[int, int, int, str | None] | None = None
+        self.deferred: _Deferred | None = None  # preloads still being imported: finished before a fork
 
     def base(self) -> str:
         """This zygote's folder (``SCRATCH_PREFIX`` and its pid), which its sandboxes can cross but
@@ -658,6 +661,8 @@ class Zygote:
 
     def spawn(self, chan_fd: int, out_fd: int, mode: str) -> tuple[int, str | None]:
         """Fork one sandbox; returns its pid and the file that counts its CPU time (or None)."""
+        if self.deferred is not None:
+            self.deferred.finish()
         self.count += 1
         cgroup = None
         if mode == "root":
@@ -939,12 +944,8 @@ def isolation(mode: str, config: dict) -> str:
     return text + "; a system-call allow-list without sockets, System V or POSIX IPC, or changes to file metadata"
 
 
-def main(config: dict) -> None:
-    jail.die_with_parent()
-    if os.getppid() != config["parent"]:
-        os._exit(0)
-    ctl = socket.socket(fileno=config["ctl_fd"])
-    for name in (*PRELOAD, *config.get("preload", [])):
+def _preload(names) -> None:
+    for name in names:
         try:
             __import__(name)
         except Exception:  # noqa: BLE001 - a missing optional package is the student's import error
@@ -955,6 +956,55 @@ def main(config: dict) -> None:
 
     gc.collect()
     gc.freeze()
+
+
+class _Deferred:
+    """The zygote's slow preloads (``DEFERRED`` and the assignment's), imported on a thread of its
+    own once the zygote is ready: its first sandbox (the trial's) grades meanwhile, and a spare or a
+    kill is answered at once. ``Zygote.spawn`` waits for the thread (``finish``) before it forks,
+    so that every later sandbox has them and no fork copies a half-done import or a lock the thread
+    holds. (Not in an ``os.register_at_fork`` hook: another module's hook, such as logging's, may
+    take a lock there that the importing thread needs.) The thread may run on any core the zygote
+    was given: the zygote's own thread is pinned to its worker's."""
+
+    def __init__(self, names: list[str], cores: set[int] | None):
+        import threading
+
+        self.thread: threading.Thread | None = threading.Thread(
+            target=self.run, args=(names, cores), name="preload", daemon=True
+        )
+        self.switch = sys.getswitchinterval()
+
+    def start(self) -> None:
+        assert self.thread is not None
+        sys.setswitchinterval(0.0005)  # a request waits for the interpreter lock this long at most
+        self.thread.start()
+
+    @staticmethod
+    def run(names: list[str], cores: set[int] | None) -> None:
+        if cores:
+            os.sched_setaffinity(0, cores)  # this thread's own affinity
+        _preload(names)
+
+    def finish(self) -> None:
+        if self.thread is not None:
+            self.thread.join()
+            self.thread = None
+            sys.setswitchinterval(self.switch)
+            # a joined thread's end in the kernel can lag; Python 3.12+ would count it and warn
+            # that the (safe) fork that follows is unsafe
+            import warnings
+
+            warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+
+
+def main(config: dict) -> None:
+    jail.die_with_parent()
+    if os.getppid() != config["parent"]:
+        os._exit(0)
+    cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    ctl = socket.socket(fileno=config["ctl_fd"])
+    _preload(PRELOAD)
     config["binds"], config["masks"] = (
         allowlist.view(config.get("packages", [])) if config.get("isolate", True) else ([], [])
     )
@@ -964,6 +1014,10 @@ def main(config: dict) -> None:
     if isolate and landlock.abi() >= 1:
         modes.append("landlock")
     _remove_stale_scratch()
+    if config.get("cpu") is not None and cores is not None:
+        # before the first fork (the template's, the trial's): every sandbox shares its worker's
+        # core; what came before ran on whichever core was free, beside the worker's own start
+        os.sched_setaffinity(0, {config["cpu"]})
     for mode in modes:
         zygote.mode = mode
         config["syscall_filter"] = _syscall_filter(mode, isolate)
@@ -979,6 +1033,11 @@ def main(config: dict) -> None:
         if _own_user(config):
             jail.sweep(uid=config["uid"], reaped={})  # whatever an earlier run left behind
     ctl.sendall(wire.encode(("ready", zygote.mode, isolation(zygote.mode, config))))
+    # (``attnlab check``, without isolation, forks one sandbox: only what the submission names is
+    # worth importing here, while the check loads its tests; the rest, if used, is imported there)
+    shared = DEFERRED if isolate else ()
+    zygote.deferred = _Deferred([*shared, *config.get("preload", [])], cores)
+    zygote.deferred.start()
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 4)

@@ -12,26 +12,14 @@ from __future__ import annotations
 
 import builtins
 import inspect
-import json
 import os
 import socket
 import subprocess
-import sys
 import threading
 import weakref
-from pathlib import Path
 from typing import Any, Callable
 
-from . import wire
-
-SANDBOX = Path(__file__).with_name("sandbox.py")
-THREAD_VARS = (
-    "OPENBLAS_NUM_THREADS",
-    "OMP_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "NUMEXPR_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS",
-)
+from . import launch, wire
 
 
 class StudentError(Exception):
@@ -105,12 +93,13 @@ class Output:
 class Zygote:
     """A clean interpreter with numpy and the assignment's preloads loaded, that forks sandboxes.
 
-    It starts in the background (most of a second: numpy, matplotlib, a trial sandbox), so that
-    its owner can load the tests meanwhile; ``mode`` and ``spawn`` wait until it is ready.
-    ``packages`` are the distributions a submission may import (numpy and IPython always; their
-    dependencies come along); ``preload`` the modules imported once, before any fork. Once started,
-    ``mode`` says how its sandboxes are isolated ("root" or "userns": namespaces; "landlock"; "none")
-    and ``isolation`` what that means on this machine, in a sentence."""
+    It starts in the background (numpy, the allow-list, a trial sandbox), so that its owner can load
+    the tests meanwhile; ``mode`` and ``spawn`` wait until it is ready. ``packages`` are the
+    distributions a submission may import (numpy and IPython always; their dependencies come along);
+    ``preload`` the modules imported once (while its first sandbox runs, before any other is
+    forked); ``cpu`` the core its sandboxes share with their worker (None: any). Once started,
+    ``mode`` says how its sandboxes are isolated ("root" or "userns": namespaces; "landlock";
+    "none") and ``isolation`` what that means on this machine, in a sentence."""
 
     def __init__(
         self,
@@ -123,32 +112,32 @@ class Zygote:
         preload: tuple[str, ...] = (),
         nproc: int = 64,
         isolate: bool = True,
+        cpu: int | None = None,
     ):
-        self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        config = dict(
-            uid=uid,
-            gid=gid,
-            memory_mb=memory_mb,
-            cpu_seconds=cpu_seconds,
-            nproc=nproc,
-            isolate=isolate,
-            ctl_fd=theirs.fileno(),
-            parent=os.getpid(),
-            packages=list(packages),
-            preload=list(preload),
-            thread_vars=list(THREAD_VARS),
-            scratch_mb=min(256, max(memory_mb // 8, 16)),
+        self._adopt(
+            launch.zygote(
+                uid=uid,
+                gid=gid,
+                memory_mb=memory_mb,
+                cpu_seconds=cpu_seconds,
+                packages=packages,
+                preload=preload,
+                nproc=nproc,
+                isolate=isolate,
+                cpu=cpu,
+            )
         )
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-        env.update({k: "1" for k in THREAD_VARS}, MPLBACKEND="Agg")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-I", str(SANDBOX), json.dumps(config)],
-            pass_fds=(theirs.fileno(),),
-            stdin=subprocess.DEVNULL,
-            env=env,
-        )
-        theirs.close()
-        self.ctl.settimeout(60)
+
+    @classmethod
+    def of(cls, launched: launch.Launched) -> "Zygote":
+        """The zygote that ``launch.zygote`` started (a worker starts it before importing numpy)."""
+        self = cls.__new__(cls)
+        self._adopt(launched)
+        return self
+
+    def _adopt(self, launched: launch.Launched) -> None:
+        # every attribute is set here: ``of`` does not run ``__init__``
+        self.proc, self.ctl = launched.proc, launched.ctl
         self._mode: str | None = None
         self._isolation = ""
 

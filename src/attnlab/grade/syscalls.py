@@ -106,15 +106,24 @@ _DENY = 0x00050000 | errno.ENOSYS  # SCMP_ACT_ERRNO(ENOSYS)
 _CMP_EQ, _CMP_MASKED_EQ = 4, 7
 
 
+SONAMES = ("libseccomp.so.2",)  # the library's name since 2012 (Linux only)
+
+
 class _ArgCmp(ctypes.Structure):
     _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("a", ctypes.c_uint64), ("b", ctypes.c_uint64)]
 
 
 @functools.lru_cache(maxsize=1)
 def _libseccomp() -> ctypes.CDLL | None:
-    """Looked up once: ``find_library`` runs ldconfig, which a confined sandbox cannot."""
-    name = ctypes.util.find_library("seccomp")
-    return None if name is None else ctypes.CDLL(name, use_errno=True)
+    """Looked up once, by its usual name first: ``find_library`` runs ldconfig (a process, tens of
+    milliseconds), which a confined sandbox cannot."""
+    for name in SONAMES:
+        try:
+            return ctypes.CDLL(name, use_errno=True)
+        except OSError:
+            continue
+    found = ctypes.util.find_library("seccomp")
+    return None if found is None else ctypes.CDLL(found, use_errno=True)
 
 
 def compile_filter(*, shared_host: bool = False, signals_within: int | None = None) -> bytes | None:

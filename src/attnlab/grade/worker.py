@@ -16,9 +16,7 @@ import tempfile
 from pathlib import Path
 
 from .. import importpath
-from . import jail, report
-from .runner import Grader, Limits
-from .session import Zygote
+from . import jail, launch
 
 UID_RANGE = range(61000, 62000)
 
@@ -55,22 +53,24 @@ def claim_uid() -> tuple[int, int]:
     raise RuntimeError("no free sandbox user id")
 
 
-def start_zygote(config: dict) -> Zygote:
+def launch_zygote(config: dict) -> launch.Launched:
+    """Start this worker's zygote (``launch.zygote``): first of all, before numpy is imported here."""
     uid = gid = None
     if os.geteuid() == 0 and config["isolate"]:
         uid, _lock = claim_uid()
         gid = uid
-        start_zygote.lock = _lock  # type: ignore[attr-defined]  # held for the worker's lifetime
-    limits = Limits(**config["limits"])
+        launch_zygote.lock = _lock  # type: ignore[attr-defined]  # held for the worker's lifetime
+    limits = config["limits"]
     allowed = sandbox_config(Path(config["tests_dir"]))
-    return Zygote(
+    return launch.zygote(
         uid=uid,
         gid=gid,
-        memory_mb=limits.memory_mb,
-        cpu_seconds=int(limits.wall) + 5,
+        memory_mb=limits["memory_mb"],
+        cpu_seconds=int(limits["wall"]) + 5,
         packages=allowed["packages"],
         preload=allowed["preload"],
         isolate=config["isolate"],
+        cpu=config.get("cpu"),
     )
 
 
@@ -95,8 +95,20 @@ def serve(config: dict) -> None:
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    # the zygote gets ready while this worker imports the rest and loads the tests, on another
+    # core if one is free
+    launched = launch_zygote(config)
+    if config.get("cpu") is not None and hasattr(os, "sched_setaffinity"):
+        # the worker, its zygote and its sandboxes ping-pong: on one core they skip cross-core
+        # wakeups (the zygote pins itself before its first fork; pinned after it starts, not before,
+        # it is not held to this core while it starts)
+        os.sched_setaffinity(0, {config["cpu"]})
+    from . import report
+    from .runner import Grader, Limits
+    from .session import Zygote
+
+    zygote = Zygote.of(launched)
     limits = Limits(**config["limits"])
-    zygote = start_zygote(config)  # it gets ready while the tests load, on another core if one is free
     dependencies = config["dependencies"]
     grader = Grader(
         zygote,
@@ -107,10 +119,6 @@ def serve(config: dict) -> None:
         isolate=dependencies["isolate"],
     )
     mode = zygote.mode
-    if config.get("cpu") is not None and hasattr(os, "sched_setaffinity"):
-        # the worker, its zygote and its sandboxes ping-pong: on one core they skip cross-core wakeups
-        os.sched_setaffinity(0, {config["cpu"]})
-        os.sched_setaffinity(zygote.proc.pid, {config["cpu"]})
     replies.write(json.dumps({"ready": mode, "isolation": zygote.isolation}) + "\n")
     for line in sys.stdin:
         job = json.loads(line)
