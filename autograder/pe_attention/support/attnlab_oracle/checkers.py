@@ -16,7 +16,7 @@ import weakref
 import numpy as np
 
 from . import probes
-from .compare import call_as, show_call
+from .compare import call_as, call_as_noting_changes, show_call
 
 __all__ = [
     "expect",
@@ -52,9 +52,12 @@ def _shown(kind, probe, X, given):
 
 
 def _answer(kind, checker, probe, X, perms, kwargs):
+    """The checker's answer, and which of its arguments the call changed in place."""
     given = _given(perms, kwargs)
     try:
-        answer = call_as(_shown(kind, probe, X, given), checker, probe.lent(X, perms), X, **given)
+        answer, changed = call_as_noting_changes(
+            _shown(kind, probe, X, given), checker, probe.lent(X, perms), X, **given
+        )
     except AssertionError as e:
         if probe.f in (probes.rows_through_largest, probes.total_through_largest):
             raise AssertionError(
@@ -64,15 +67,16 @@ def _answer(kind, checker, probe, X, perms, kwargs):
         raise
     if not isinstance(answer, (bool, np.bool_)):
         raise AssertionError(f"{_shown(kind, probe, X, given)} returned {type(answer).__name__}, not a bool")
-    return bool(answer)
+    return bool(answer), changed
 
 
 def expect(kind, checker, probe, X, expected, perms=None, hint=None, **kwargs):
     """Fail unless the student's ``is_permutation_<kind>`` answers ``expected`` for the probe, naming
-    its mistake when only one known mistake gives the answers it gives (else ``hint``)."""
-    answer = _answer(kind, checker, probe, X, perms, kwargs)
+    its mistake when only one known mistake gives the answers it gives (else ``hint``). Returns the
+    arguments the call changed in place (``compare.assert_not_changed``)."""
+    answer, changed = _answer(kind, checker, probe, X, perms, kwargs)
     if answer == expected:
-        return
+        return changed
     found = None
     if isinstance(probe.f, OnePermutationOnly) and answer:
         found = single_default_permutation(kind, checker, probe)
