@@ -80,7 +80,7 @@ def expect(kind, checker, probe, X, expected, perms=None, hint=None, **kwargs):
     found = None
     if isinstance(probe.f, OnePermutationOnly) and answer:
         found = single_default_permutation(kind, checker, probe)
-    found = found or diagnose(kind, checker, (probe, X, perms, kwargs))
+    found = found or diagnose(kind, checker, (probe, X, perms, kwargs), answer)
     hint = f"looks like {found[0]}: {found[1]}" if found else hint or GENERIC[kind]
     verdict = "is" if expected else "is not"
     raise AssertionError(
@@ -518,15 +518,17 @@ def _failing_answers(kind, extra):
     return _FAILING[key]
 
 
-def diagnose(kind, checker, failing=None):
+def diagnose(kind, checker, failing=None, answer=None):
     """``(mistake, why)`` when exactly one known wrong checker answers the battery (and ``failing``,
-    a (probe, X, perms, kwargs) question the student's checker got wrong) as the student's does."""
+    a (probe, X, perms, kwargs) question the student's checker got wrong) as the student's does.
+    ``answer``: the checker's answer to ``failing`` when the caller has just had it from the same
+    call (``expect``), which asking again would only repeat."""
     questions, simulated = _battery(kind)
     student = list(_student(kind, checker, questions))
     extra = []
     if failing is not None and not isinstance(failing[0].f, OnePermutationOnly):
         extra = [failing]
-        student.append(_ask(checker, kind, *failing))
+        student.append(_ask(checker, kind, *failing) if answer is None else answer)
     more = _failing_answers(kind, extra)
     matches = [
         (name, why)
