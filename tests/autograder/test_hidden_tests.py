@@ -97,6 +97,41 @@ def test_does_mutating_the_input_lose_points(test_files, reference_env):
     assert score < possible and any("changed its input" in m for m in messages)
 
 
+# the functions whose tests check, with the call whose result they check, that it left an input alone
+CHECKED_INPUT = {
+    "add_positional_encoding": "E",
+    "is_permutation_equivariant": "X",
+    "is_permutation_invariant": "X",
+    "rope": "X",
+    "scaled_dot_product_attention": "Q",
+    "self_attention": "X",
+}
+
+
+@pytest.mark.parametrize("question, argument", sorted(CHECKED_INPUT.items()))
+def test_does_changing_an_input_after_answering_right_fail_the_case_that_checks_it(
+    question, argument, test_files, reference_env
+):
+    """The check reads what the call whose result a case checks changed, with no second call to see:
+    a right answer given by a function that then changes its input in place still fails that case
+    (a public case that calls the function directly may fail too, on its own input)."""
+    import functools
+    import inspect
+
+    honest = reference_env[question]
+
+    @functools.wraps(honest)
+    def changes_its_input(*args, **kwargs):
+        answer = honest(*args, **kwargs)
+        inspect.signature(honest).bind(*args, **kwargs).arguments[argument].flat[0] += 1.0
+        return answer
+
+    _, _, messages = _score(test_files, {question: changes_its_input}, question)
+    said = [m for m in messages if "in place" in m]
+    assert said, messages
+    assert all(f"changed its input {argument} in place: it looks like an in-place update of" in m for m in said)
+
+
 def test_do_failure_messages_never_print_an_expected_array(test_files):
     _, _, messages = _score(test_files, {"sinusoidal_pe": lambda n, d, base=1e4: np.ones((n, d))}, "sinusoidal_pe")
     assert messages and all(len(m) < 300 and "[[" not in m for m in messages)

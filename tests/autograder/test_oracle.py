@@ -128,6 +128,39 @@ def test_does_every_known_checker_mistake_answer_the_battery_its_own_way(kind):
             assert seen.setdefault(key, name) == name, (name, seen[key])
 
 
+def _questions_of_the_hidden_tests(kind, test_files, reference_env, monkeypatch):
+    """Every (probe, X, perms, kwargs) the checker's own tests ask, as the right checker is graded."""
+    asked, answer = [], oracle.checkers._answer
+
+    def recording(kind, checker, probe, X, perms, kwargs):
+        if probe.pure:
+            asked.append((probe, X, perms, kwargs))
+        return answer(kind, checker, probe, X, perms, kwargs)
+
+    monkeypatch.setattr(oracle.checkers, "_answer", recording)
+    grade_env(reference_env, [tf for tf in test_files if tf.name == f"is_permutation_{kind}"])
+    return asked
+
+
+@pytest.mark.parametrize("kind", ["equivariant", "invariant"])
+def test_does_every_simulated_checker_answer_together_what_it_answers_one_permutation_at_a_time(
+    kind, test_files, reference_env, monkeypatch
+):
+    """``diagnose`` answers the battery (and a failing question) for every simulated checker at once:
+    the answers must be ``_simulate``'s, the checker as written, on every question a test asks."""
+    hidden = _questions_of_the_hidden_tests(kind, test_files, reference_env, monkeypatch)
+    assert len(hidden) >= 15
+    for probe, X, perms, kwargs in oracle.checkers._battery(kind)[0] + hidden:
+        X = np.asarray(X, dtype=np.float64)
+        together = oracle.checkers._Question(probe.f, X)
+        for name, (_, knobs) in oracle.checkers.simulations(kind).items():
+            for knob in knobs:
+                knob = {k: v for k, v in knob.items() if k not in ("given_only", "reversal")}
+                with np.errstate(all="ignore"):
+                    alone = oracle.checkers._simulate(kind, probe.f, X, perms, **kwargs, **knob)
+                    assert together.simulate(kind, perms, **kwargs, **knob) is alone, (probe, perms, kwargs, name)
+
+
 @pytest.mark.parametrize("kind", ["equivariant", "invariant"])
 def test_does_one_permutation_fool_a_checker_that_tries_one_but_not_the_reference(kind, reference_env):
     X = np.random.default_rng(3).normal(size=(5, 3))

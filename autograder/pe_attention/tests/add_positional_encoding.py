@@ -35,6 +35,7 @@ def test_values(add_positional_encoding):
 @test_case(points=1, hidden=True)
 def test_base_and_no_mutation(add_positional_encoding):
     E = _embeddings(6, 4, 2)
-    oracle.assert_close(oracle.call(add_positional_encoding, E, base=50.0), E + oracle.pe(6, 4, 50.0),
-                        "add_positional_encoding(E, base=50.0)", partial(oracle.add_pe_variants, E, 50.0))
-    oracle.assert_unchanged(add_positional_encoding, E, base=50.0)
+    got, changed = oracle.call_noting_changes(add_positional_encoding, E, base=50.0)
+    oracle.assert_close(got, E + oracle.pe(6, 4, 50.0), "add_positional_encoding(E, base=50.0)",
+                        partial(oracle.add_pe_variants, E, 50.0))
+    oracle.assert_not_changed(changed, add_positional_encoding, E, base=50.0)

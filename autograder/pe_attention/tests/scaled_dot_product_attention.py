@@ -59,21 +59,24 @@ def _mask(n, m, seed):
 
 def _check(sdpa, Q, K, V, mask, what):
     expected_out, expected_w = oracle.attention(Q, K, V, mask)
-    result = oracle.call(sdpa, Q, K, V) if mask is None else oracle.call(sdpa, Q, K, V, mask=mask)
+    if mask is None:
+        result, changed = oracle.call_noting_changes(sdpa, Q, K, V)
+    else:
+        result, changed = oracle.call_noting_changes(sdpa, Q, K, V, mask=mask)
     out, weights = oracle.assert_pair(result, (expected_out, expected_w), what, ("output", "weights"))
     # a mistake gives a pair: name the weights' mistake only when the output matches it too
     variants = partial(oracle.attention_variants, Q, K, V, mask)
     oracle.assert_close(weights, expected_w, f"the weights of {what}",
                         lambda: [(n, y, w) for n, y, o, w in variants() if oracle.matches(out, o)])
     oracle.assert_close(out, expected_out, f"the output of {what}", lambda: [(n, y, o) for n, y, o, _ in variants()])
-    return weights
+    return weights, changed  # what the call changed in place
 
 
 @test_case(points=2, hidden=True)
 def test_values(scaled_dot_product_attention):
     Q, K, V = _qkv(3, 5, 4, 2, 20)
-    _check(scaled_dot_product_attention, Q, K, V, None, "attention with Q (3, 4), K (5, 4), V (5, 2)")
-    oracle.assert_unchanged(scaled_dot_product_attention, Q, K, V)
+    _, changed = _check(scaled_dot_product_attention, Q, K, V, None, "attention with Q (3, 4), K (5, 4), V (5, 2)")
+    oracle.assert_not_changed(changed, scaled_dot_product_attention, Q, K, V)
     Q, K, V = _qkv(4, 2, 6, 5, 21)
     _check(scaled_dot_product_attention, 2.0 * Q, K, V, None, "attention with Q (4, 6), K (2, 6), V (2, 5)")
 
@@ -90,7 +93,7 @@ def test_mask(scaled_dot_product_attention):
         Q, K, V = _qkv(n, m, 3, 2, seed)
         mask = _mask(n, m, seed)
         what = f"attention with a boolean ({n}, {m}) mask"
-        weights = _check(scaled_dot_product_attention, 2.0 * Q, K, V, mask, what)
+        weights, _ = _check(scaled_dot_product_attention, 2.0 * Q, K, V, mask, what)
         assert np.all(weights[~mask] == 0.0), f"in {what}, a blocked entry (mask False) must get weight exactly 0"
         oracle.assert_unchanged(scaled_dot_product_attention, Q, K, V, mask=mask)
     Q, K, V = _qkv(5, 5, 3, 3, 25)

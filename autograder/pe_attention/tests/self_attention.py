@@ -46,20 +46,25 @@ def _weights(n, d_model, d_k, d_v, seed):
 def _check(self_attention, X, W_Q, W_K, W_V, mask, what):
     Z, A = oracle.self_attention(X, W_Q, W_K, W_V, mask)
     args = (X, W_Q, W_K, W_V)
-    result = oracle.call(self_attention, *args) if mask is None else oracle.call(self_attention, *args, mask=mask)
+    if mask is None:
+        result, changed = oracle.call_noting_changes(self_attention, *args)
+    else:
+        result, changed = oracle.call_noting_changes(self_attention, *args, mask=mask)
     got_Z, got_A = oracle.assert_pair(result, (Z, A), what, ("Z", "A"))
     # a mistake gives a pair: name the weights' mistake only when Z matches it too
     variants = partial(oracle.self_attention_variants, X, W_Q, W_K, W_V, mask)
     oracle.assert_close(got_A, A, f"the weights A of {what}",
                         lambda: [(n, y, a) for n, y, z, a in variants() if oracle.matches(got_Z, z)])
     oracle.assert_close(got_Z, Z, f"the output Z of {what}", lambda: [(n, y, z) for n, y, z, _ in variants()])
+    return changed  # what the call changed in place
 
 
 @test_case(points=2, hidden=True)
 def test_values(self_attention):
     X, W_Q, W_K, W_V = _weights(5, 6, 4, 3, 30)
-    _check(self_attention, X, W_Q, W_K, W_V, None, "self-attention with X (5, 6), W_Q and W_K (6, 4), W_V (6, 3)")
-    oracle.assert_unchanged(self_attention, X, W_Q, W_K, W_V)
+    changed = _check(self_attention, X, W_Q, W_K, W_V, None,
+                     "self-attention with X (5, 6), W_Q and W_K (6, 4), W_V (6, 3)")
+    oracle.assert_not_changed(changed, self_attention, X, W_Q, W_K, W_V)
     X, W_Q, W_K, W_V = _weights(3, 2, 2, 2, 31)
     _check(self_attention, X, W_Q, W_K, W_V, None, "self-attention with X (3, 2) and (2, 2) weights")
 

@@ -11,7 +11,8 @@ expected arrays: at most where the result differs and by how much.
 
 Tests call student code only through ``compare.call`` (or ``call_as``): the student gets copies of
 the test's arrays, expected values come from the test's own data, and an exception names the call
-that raised. Input mutation is checked only with ``compare.mutated_arguments``.
+that raised. Input mutation is checked only with ``compare.mutated_arguments`` (or
+``call_noting_changes``, for a call whose result is checked too).
 
 ``memo`` keeps the expected values and variants once computed, for every later submission.
 

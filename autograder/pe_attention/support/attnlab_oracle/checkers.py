@@ -16,7 +16,7 @@ import weakref
 import numpy as np
 
 from . import probes
-from .compare import call_as, show_call
+from .compare import call_as, call_as_noting_changes, show_call
 
 __all__ = [
     "expect",
@@ -52,9 +52,12 @@ def _shown(kind, probe, X, given):
 
 
 def _answer(kind, checker, probe, X, perms, kwargs):
+    """The checker's answer, and which of its arguments the call changed in place."""
     given = _given(perms, kwargs)
     try:
-        answer = call_as(_shown(kind, probe, X, given), checker, probe.lent(X, perms), X, **given)
+        answer, changed = call_as_noting_changes(
+            _shown(kind, probe, X, given), checker, probe.lent(X, perms), X, **given
+        )
     except AssertionError as e:
         if probe.f in (probes.rows_through_largest, probes.total_through_largest):
             raise AssertionError(
@@ -64,19 +67,20 @@ def _answer(kind, checker, probe, X, perms, kwargs):
         raise
     if not isinstance(answer, (bool, np.bool_)):
         raise AssertionError(f"{_shown(kind, probe, X, given)} returned {type(answer).__name__}, not a bool")
-    return bool(answer)
+    return bool(answer), changed
 
 
 def expect(kind, checker, probe, X, expected, perms=None, hint=None, **kwargs):
     """Fail unless the student's ``is_permutation_<kind>`` answers ``expected`` for the probe, naming
-    its mistake when only one known mistake gives the answers it gives (else ``hint``)."""
-    answer = _answer(kind, checker, probe, X, perms, kwargs)
+    its mistake when only one known mistake gives the answers it gives (else ``hint``). Returns the
+    arguments the call changed in place (``compare.assert_not_changed``)."""
+    answer, changed = _answer(kind, checker, probe, X, perms, kwargs)
     if answer == expected:
-        return
+        return changed
     found = None
     if isinstance(probe.f, OnePermutationOnly) and answer:
         found = single_default_permutation(kind, checker, probe)
-    found = found or diagnose(kind, checker, (probe, X, perms, kwargs))
+    found = found or diagnose(kind, checker, (probe, X, perms, kwargs), answer)
     hint = f"looks like {found[0]}: {found[1]}" if found else hint or GENERIC[kind]
     verdict = "is" if expected else "is not"
     raise AssertionError(
@@ -212,6 +216,133 @@ def _simulate(
     return reduce(answer(p) for p in perms)
 
 
+class _Question:
+    """One question (a pure probe's f on X) as every simulated checker sees it, answered for all of
+    them at once: what ``_simulate`` answers, without working out f(X[p]) once per simulation and
+    comparing one permutation at a time (the battery's simulations took about a second, once per
+    worker). f(X) and each f(X[p]) are worked out once (f is pure: the same whichever simulation
+    asks), and each way of comparing is answered for every permutation it meets in one numpy call
+    over the stacked outputs: ``np.isclose`` and ``==`` work entry by entry, so a row of the stack
+    gets the answer ``np.allclose`` or ``np.array_equal`` gives for that permutation alone. The
+    answers reach ``reduce`` one permutation at a time as before; none of these comparisons can
+    raise, so answering permutations that all() would not have reached changes nothing."""
+
+    def __init__(self, f, X):
+        self.f, self.X, self.n = f, X, len(X)
+        self.fX = np.asarray(f(X.copy()), dtype=np.float64)
+        self.reorderings = [tuple(p) for p in probes.reorderings(self.n)]
+        self.outputs = {}  # permutation (a tuple) -> f(X[p])
+        self.wanted = {}  # (inverse, permutation) -> the equivariant result f(X)[p] (or f(X)[p^-1])
+        self.answered = {}  # a way of comparing -> {permutation: answer}
+
+    def simulate(
+        self,
+        kind,
+        perms,
+        atol=1e-8,
+        *,
+        target=None,
+        reduce=all,
+        compare="allclose",
+        tol=None,
+        inverse=False,
+        default=None,
+        atol_as_rtol=False,
+        first_given=False,
+        skip_shape=False,
+    ):
+        """``_simulate(kind, f, X, perms, atol, **knob)``."""
+        if perms is None:
+            perms = default(self.n) if default else self.reorderings
+        elif first_given:
+            perms = list(perms)[:1]
+        perms = [p if type(p) is tuple else tuple(p) for p in perms]
+        way = (target or kind, inverse, compare, atol if tol is None else tol, skip_shape, atol_as_rtol)
+        answered = self.answered.setdefault(way, {})
+        new = [p for p in dict.fromkeys(perms) if p not in answered]
+        if new:
+            answered.update(zip(new, self._compare(way, new)))
+        return reduce(answered[p] for p in perms)
+
+    def _output(self, p):
+        if p not in self.outputs:
+            self.outputs[p] = np.asarray(self.f(self.X[np.asarray(p)]), dtype=np.float64)
+        return self.outputs[p]
+
+    def _wanted(self, inverse, p):
+        if (inverse, p) not in self.wanted:
+            at = np.asarray(p)
+            self.wanted[inverse, p] = self.fX[np.argsort(at)] if inverse else self.fX[at]
+        return self.wanted[inverse, p]
+
+    def _compare(self, way, perms):
+        target, inverse, compare, atol, skip_shape, atol_as_rtol = way
+        fX, answers = self.fX, [False] * len(perms)
+        if target != INVARIANT and (fX.ndim == 0 or len(fX) != self.n):
+            return answers
+        got = [self._output(p) for p in perms]
+        if target == INVARIANT:
+            want = [fX] * len(perms)
+        else:
+            want = [self._wanted(inverse, p) for p in perms]
+        if compare in ("sums", "means"):
+            total = (lambda a: a.sum()) if compare == "sums" else (lambda a: a.mean())
+            close = np.isclose(np.array([total(a) for a in got]), np.array([total(b) for b in want]), atol=atol)
+            return [bool(c) for c in close]
+        same = {}  # an output shape -> the permutations whose output and wanted result both have it
+        for i, (a, b) in enumerate(zip(got, want)):
+            if a.shape != b.shape:
+                answers[i] = skip_shape
+            else:
+                same.setdefault(a.shape, []).append(i)
+        for rows in same.values():
+            for i, answer in zip(rows, self._compare_same(compare, atol, atol_as_rtol, got, want, rows)):
+                answers[i] = bool(answer)
+        return answers
+
+    @staticmethod
+    def _compare_same(compare, atol, atol_as_rtol, got, want, rows):
+        """The answers for ``rows``, whose outputs and wanted results all have one shape."""
+        if compare == "shape":
+            return [True] * len(rows)
+        if compare == "sorted":
+
+            def arranged(a):
+                a = a.reshape(len(a), -1)
+                return a[np.lexsort(a.T[::-1])]
+
+        elif compare == "sorted columns":
+
+            def arranged(a):
+                return np.sort(a, axis=0)
+
+        elif compare == "sorted entries":
+
+            def arranged(a):
+                return np.sort(a, axis=None)
+
+        elif compare == "first row":
+
+            def arranged(a):
+                return a[:1]
+
+        else:
+
+            def arranged(a):
+                return a
+
+        A, B = np.stack([arranged(got[i]) for i in rows]), np.stack([arranged(want[i]) for i in rows])
+        if compare == "exact":
+            same = A == B
+        elif compare in ("sorted", "sorted columns", "sorted entries", "first row"):
+            same = np.isclose(A, B, atol=atol)
+        elif atol_as_rtol:  # np.allclose(a, b, atol): the third argument is rtol
+            same = np.isclose(A, B, rtol=atol)
+        else:
+            same = np.isclose(A, B, atol=atol, rtol=1e-9)
+        return same.all(axis=tuple(range(1, same.ndim)))  # per permutation (True for empty outputs, as allclose)
+
+
 def simulations(kind):
     """{mistake: (why, [simulated checkers])}; the right checker is under None."""
     other = INVARIANT if kind == EQUIVARIANT else EQUIVARIANT
@@ -316,18 +447,27 @@ def _agree(student, simulated):
 
 
 def _answers(kind, questions, knob):
-    """The simulated checker's answers; None where it is not compared (``given_only``: questions with
-    perms=None)."""
+    """The simulated checker's answers (``_simulate``'s, for each of ``questions``, a ``_Question``
+    with its perms and keyword arguments); None where it is not compared (``given_only``: questions
+    with perms=None)."""
     knob = dict(knob)
     given_only = knob.pop("given_only", False)
     knob.pop("reversal", None)
     with np.errstate(all="ignore"):
         return [
-            None
-            if given_only and perms is None
-            else _simulate(kind, probe.f, np.asarray(X, dtype=np.float64), perms, **kwargs, **knob)
+            None if given_only and perms is None else question.simulate(kind, perms, **kwargs, **knob)
+            for question, perms, kwargs in questions
+        ]
+
+
+def _every_answer(kind, questions):
+    """{mistake: [each simulated checker's answers to ``questions``, (probe, X, perms, kwargs) each]}."""
+    with np.errstate(all="ignore"):
+        asked = [
+            (_Question(probe.f, np.asarray(X, dtype=np.float64)), perms, kwargs)
             for probe, X, perms, kwargs in questions
         ]
+    return {name: [_answers(kind, asked, knob) for knob in knobs] for name, (_, knobs) in simulations(kind).items()}
 
 
 _SIMULATED = {}  # kind -> the battery's questions and every simulation's answers (they never change)
@@ -338,10 +478,7 @@ def _battery(kind):
     if kind not in _SIMULATED:
         X = _battery_X()
         questions = [(probe, X, perms, kwargs) for probe, perms, kwargs in battery(kind)]
-        answers = {
-            name: [_answers(kind, questions, knob) for knob in knobs] for name, (_, knobs) in simulations(kind).items()
-        }
-        _SIMULATED[kind] = questions, answers
+        _SIMULATED[kind] = questions, _every_answer(kind, questions)
     return _SIMULATED[kind]
 
 
@@ -369,28 +506,29 @@ def _failing_answers(kind, extra):
         probe, X, perms, kwargs = extra[0]
         X = np.asarray(X)
         perms = None if perms is None else tuple(tuple(int(i) for i in p) for p in perms)
-        key = (kind, id(probe), X.dtype.str, X.shape, X.tobytes(), perms, tuple(sorted(kwargs.items())))
+        # the probe itself, not its id(): the key keeps it alive, so no other object can pass for it
+        key = (kind, probe, X.dtype.str, X.shape, X.tobytes(), perms, tuple(sorted(kwargs.items())))
     if key is None or key not in _FAILING:
-        answers = {
-            name: [_answers(kind, extra, knob) for knob in knobs] for name, (_, knobs) in simulations(kind).items()
-        }
+        answers = _every_answer(kind, extra)
         if key is None:
             return answers
         if len(_FAILING) >= 256:
             _FAILING.clear()
-        _FAILING[key] = (extra[0][0], answers)  # the probe is kept alive with its id
-    return _FAILING[key][1]
+        _FAILING[key] = answers
+    return _FAILING[key]
 
 
-def diagnose(kind, checker, failing=None):
+def diagnose(kind, checker, failing=None, answer=None):
     """``(mistake, why)`` when exactly one known wrong checker answers the battery (and ``failing``,
-    a (probe, X, perms, kwargs) question the student's checker got wrong) as the student's does."""
+    a (probe, X, perms, kwargs) question the student's checker got wrong) as the student's does.
+    ``answer``: the checker's answer to ``failing`` when the caller has just had it from the same
+    call (``expect``), which asking again would only repeat."""
     questions, simulated = _battery(kind)
     student = list(_student(kind, checker, questions))
     extra = []
     if failing is not None and not isinstance(failing[0].f, OnePermutationOnly):
         extra = [failing]
-        student.append(_ask(checker, kind, *failing))
+        student.append(_ask(checker, kind, *failing) if answer is None else answer)
     more = _failing_answers(kind, extra)
     matches = [
         (name, why)

@@ -31,7 +31,10 @@ __all__ = [
     "call_as",
     "show_call",
     "mutated_arguments",
+    "call_noting_changes",
+    "call_as_noting_changes",
     "assert_unchanged",
+    "assert_not_changed",
     "assert_raises",
     "call_refused",
     "raised_by",
@@ -190,8 +193,25 @@ def mutated_arguments(fn, *args, **kwargs):
     ``fn`` gets copies. A grading proxy reports what the call changed on its own side as
     ``fn.mutated_arguments`` (indices and names); in-process, the copies are compared.
     """
+    return call_noting_changes(fn, *args, **kwargs)[1]
+
+
+def call_noting_changes(fn, *args, **kwargs):
+    """``call``, and which arguments the call changed in place (as ``mutated_arguments`` finds them):
+    ``(result, changed)``. A test that checks a result and then that the call left its inputs alone
+    needs one call, not a second one made only to see what it changes (``assert_not_changed``)."""
+    return call_as_noting_changes(None, fn, *args, **kwargs)
+
+
+def call_as_noting_changes(shown, fn, *args, **kwargs):
+    """``call_noting_changes`` with the call described by ``shown`` when it raises (``call_as``)."""
     copies, kw_copies = _copy(args), _copy(kwargs)
-    _invoke(lambda: show_call(fn, copies, kw_copies), fn, copies, kw_copies)
+    result = _invoke(shown if shown is not None else lambda: show_call(fn, copies, kw_copies), fn, copies, kw_copies)
+    return result, _changed(fn, args, kwargs, copies, kw_copies)
+
+
+def _changed(fn, args, kwargs, copies, kw_copies):
+    """What the call of ``fn`` just made on ``copies`` of ``args`` changed (see mutated_arguments)."""
     reported = getattr(fn, "mutated_arguments", None)
     changed = set()
     if isinstance(reported, (list, tuple, set, frozenset)):
@@ -211,7 +231,13 @@ MUTATION_LABEL = "an in-place update of an argument"
 
 def assert_unchanged(fn, *args, **kwargs):
     """Fail, naming the arguments, when ``fn`` changes any of its arguments in place."""
-    changed = mutated_arguments(fn, *args, **kwargs)
+    assert_not_changed(mutated_arguments(fn, *args, **kwargs), fn, *args, **kwargs)
+
+
+def assert_not_changed(changed, fn, *args, **kwargs):
+    """Fail as ``assert_unchanged(fn, *args, **kwargs)`` does, for that call made earlier:
+    ``changed`` is what it changed (``call_noting_changes``). The same call on the same inputs
+    changes the same arguments, so asking what it changes needs no second call."""
     if changed:
         try:
             names = list(inspect.signature(fn).bind(*args, **kwargs).arguments)
