@@ -1,7 +1,6 @@
 """What a sandbox can reach: only what the allow-list gives it, nothing that outlives it, and limits
 that hold for its whole process tree. Each attack runs next to an honest probe of the same kind."""
 
-import ast
 import errno
 import json
 import os
@@ -11,7 +10,6 @@ import signal
 import socket
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 import uuid
@@ -20,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from attnlab.grade.session import Output, Zygote
+from in_sandbox import run
 
 from other_user import (
     NOBODY,
@@ -47,17 +46,6 @@ def zygote():
     z.close()
     if lock is not None:
         os.close(lock)
-
-
-def run(zygote, code: str, timeout: float = 20):
-    """Execute ``code`` as a submission and return (sandbox, probe())."""
-    code = textwrap.dedent(code)
-    sb = zygote.spawn(Output())
-    sb.request("load", [code], timeout, "compiling")
-    for j in range(len(ast.parse(code).body)):
-        err = sb.request("exec", (0, j), timeout, "executing")
-        assert err is None, err
-    return sb, sb.call("probe", None, (), {}, timeout)[0]
 
 
 def _token() -> str:

@@ -1,12 +1,10 @@
 """A worker's start: its zygote ready before the slow preloads, the allow-list the same whatever the
 zygote imported first, and every sandbox on its worker's core, the first one too."""
 
-import ast
 import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from attnlab import paths
 from attnlab.grade import allowlist
 from attnlab.grade.runner import Limits
 from attnlab.grade.session import Output, Zygote
+from in_sandbox import run
 
 ROOT = os.geteuid() == 0
 CORES = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
@@ -35,17 +34,6 @@ def zygote():
     z = Zygote.of(worker.launch_zygote(config))
     yield z
     z.close()
-
-
-def run(zygote, code: str, timeout: float = 60):
-    """Execute ``code`` in a new sandbox; (the sandbox, what its ``probe()`` returns)."""
-    code = textwrap.dedent(code)
-    sb = zygote.spawn(Output())
-    sb.request("load", [code], timeout, "compiling")
-    for j in range(len(ast.parse(code).body)):
-        err = sb.request("exec", (0, j), timeout, "executing")
-        assert err is None, err
-    return sb, sb.call("probe", None, (), {}, timeout)[0]
 
 
 def _cores_of(pid: int) -> str:
@@ -102,11 +90,11 @@ def test_can_the_first_sandbox_import_what_the_zygote_imports_after_it(zygote):
     """The first sandbox is forked before the deferred preloads; the allow-list must still hold
     every file they need, and the sandboxes forked after them have them already."""
     expected = ("agg", b"\x89PNG", True, "2d711642", 36)
-    first, found = run(zygote, DEFERRED_IMPORTS)
+    first, found = run(zygote, DEFERRED_IMPORTS, timeout=60)
     first.kill()
     assert found[0] is False or zygote.mode not in ("root", "userns")  # only namespace modes keep the trial
     assert tuple(found[1:]) == expected
-    later, found = run(zygote, DEFERRED_IMPORTS)
+    later, found = run(zygote, DEFERRED_IMPORTS, timeout=60)
     later.kill()
     assert tuple(found) == (True, *expected)
 
@@ -173,7 +161,9 @@ def test_is_a_sandbox_asked_for_while_the_preloads_import_forked_once_they_are_d
     try:
         first = z.spawn(Output())
         second, found = run(
-            z, "import sys\nPRELOADED = 'matplotlib.pyplot' in sys.modules\ndef probe():\n    return PRELOADED\n"
+            z,
+            "import sys\nPRELOADED = 'matplotlib.pyplot' in sys.modules\ndef probe():\n    return PRELOADED\n",
+            timeout=60,
         )
         first.kill()
         second.kill()

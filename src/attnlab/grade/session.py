@@ -101,32 +101,9 @@ class Zygote:
     ``mode`` says how its sandboxes are isolated ("root" or "userns": namespaces; "landlock";
     "none") and ``isolation`` what that means on this machine, in a sentence."""
 
-    def __init__(
-        self,
-        *,
-        uid: int | None,
-        gid: int | None,
-        memory_mb: int,
-        cpu_seconds: int,
-        packages: tuple[str, ...] = (),
-        preload: tuple[str, ...] = (),
-        nproc: int = 64,
-        isolate: bool = True,
-        cpu: int | None = None,
-    ):
-        self._adopt(
-            launch.zygote(
-                uid=uid,
-                gid=gid,
-                memory_mb=memory_mb,
-                cpu_seconds=cpu_seconds,
-                packages=packages,
-                preload=preload,
-                nproc=nproc,
-                isolate=isolate,
-                cpu=cpu,
-            )
-        )
+    def __init__(self, **options: Any):
+        """Start one: ``options`` are ``launch.zygote``'s (uid, gid, memory_mb, cpu_seconds, ...)."""
+        self._adopt(launch.zygote(**options))
 
     @classmethod
     def of(cls, launched: launch.Launched) -> "Zygote":

@@ -1,0 +1,19 @@
+"""Running a snippet as a submission in one sandbox of a zygote: what the isolation and start-up
+tests share."""
+
+import ast
+import textwrap
+
+from attnlab.grade.session import Output
+
+
+def run(zygote, code: str, timeout: float = 20):
+    """Execute ``code`` (which defines ``probe()``) as a submission in a new sandbox; (the sandbox,
+    what ``probe()`` returns)."""
+    code = textwrap.dedent(code)
+    sb = zygote.spawn(Output())
+    sb.request("load", [code], timeout, "compiling")
+    for j in range(len(ast.parse(code).body)):
+        err = sb.request("exec", (0, j), timeout, "executing")
+        assert err is None, err
+    return sb, sb.call("probe", None, (), {}, timeout)[0]
