@@ -15,9 +15,12 @@ import sys
 sys.path.insert(0, sys.argv[1])
 
 from attnlab.grade.session import Output, Zygote
+from attnlab.grade.worker import claim_uid
 
 code = open(sys.argv[2]).read()
-uid = 61998 if os.geteuid() == 0 else None
+# as root, a user id that no other run's sandboxes hold (held until this process ends): a run that
+# sweeps its own user id's processes must never reach these
+uid = claim_uid()[0] if os.geteuid() == 0 else None
 zygote = Zygote(uid=uid, gid=uid, memory_mb=1024, cpu_seconds=60)
 try:
     sandbox = zygote.spawn(Output())

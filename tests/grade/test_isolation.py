@@ -340,8 +340,11 @@ def test_does_the_memory_limit_hold_for_the_whole_process_tree(zygote):
 
 def test_does_nothing_a_submission_started_survive_its_zygote(tmp_path):
     """A daemon in a new session, its zygote killed as a watchdog would: the daemon goes too."""
+    from attnlab.grade.worker import claim_uid
+
     token = _token()
-    z = Zygote(uid=61997 if ROOT else None, gid=61997 if ROOT else None, memory_mb=1024, cpu_seconds=60)
+    uid, lock = claim_uid() if ROOT else (None, None)  # never a user id another run's sandboxes hold
+    z = Zygote(uid=uid, gid=uid, memory_mb=1024, cpu_seconds=60)
     try:
         sb, pid = run(
             z,
@@ -365,6 +368,8 @@ def test_does_nothing_a_submission_started_survive_its_zygote(tmp_path):
     finally:
         z.proc.kill()
         z.proc.wait()
+        if lock is not None:
+            os.close(lock)
     assert started, "the daemon did not start"
     end = time.monotonic() + 5
     while _processes_with(token) and time.monotonic() < end:

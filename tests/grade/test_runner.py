@@ -16,14 +16,15 @@ from known_outcomes import ENGINE, FIXTURES
 
 @pytest.fixture(scope="module")
 def zygote():
-    z = Zygote(
-        uid=61999 if os.geteuid() == 0 else None,
-        gid=61999 if os.geteuid() == 0 else None,
-        memory_mb=2048,
-        cpu_seconds=120,
-    )
+    from attnlab.grade.worker import claim_uid
+
+    # a user id no other run's sandboxes hold (CI runs two Pythons' suites side by side)
+    uid, lock = claim_uid() if os.geteuid() == 0 else (None, None)
+    z = Zygote(uid=uid, gid=uid, memory_mb=2048, cpu_seconds=120)
     yield z
     z.close()
+    if lock is not None:
+        os.close(lock)
 
 
 DEFAULT_LIMITS = Limits()
