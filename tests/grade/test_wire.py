@@ -108,8 +108,8 @@ def test_does_any_message_read_or_raise_wire_error(kind, rest):
 
 
 def test_does_a_lent_functions_call_on_one_array_arrive_as_sent():
-    """The short form of the hot request: (handle, (array,), {}) in, the same out; other bodies of
-    the same request take the general form."""
+    """A lent function's call sent the general way, on one array or more, with keywords or another
+    dtype: the same body out as in (the short form is ``call_short``'s, tested below)."""
     mine, theirs = socket.socketpair()
     try:
         sender, receiver = wire.Endpoint(mine, lambda k, b: None), wire.Endpoint(theirs, lambda k, b: None)

@@ -514,23 +514,6 @@ SLICE = 0.02
 _CHECK_EVERY = 64  # frames received back to back between two looks at the deadline
 
 
-def _one_array(body: Any) -> bool:
-    """Whether a "cb" body is (handle number, (one array,), {}), sent in the short form."""
-    return (
-        type(body) is tuple
-        and len(body) == 3
-        and type(body[0]) is int
-        and 0 <= body[0] < 2**32
-        and type(body[1]) is tuple
-        and len(body[1]) == 1
-        and type(body[1][0]) is np.ndarray
-        and body[1][0].dtype in _CODE_OF
-        and body[1][0].ndim <= _MAX_NDIM
-        and type(body[2]) is dict
-        and not body[2]
-    )
-
-
 class Endpoint:
     """Request/reply over a stream socket where each side serves the other's requests while it waits.
 
@@ -574,17 +557,14 @@ class Endpoint:
     def send(self, msg: tuple) -> None:
         """Send ("req", id, kind, body), ("ok", id, body) or ("err", id, body)."""
         body = msg[-1]
-        if msg[0] == "req" and msg[2] == "cb" and _one_array(body):
-            # the hot request (a checker calling its probe on one array): its own short form
-            out: list[bytes] = [b"", _HEAD.pack(b"c", msg[1]), _LEN.pack(body[0])]
-            _e_array(body[1][0], out, 1, None)
-        else:
-            out = [b"", _HEAD.pack(_KINDS[msg[0]], msg[1])]
-            if msg[0] == "req":
-                kind = msg[2].encode()
-                out.append(bytes([len(kind)]))
-                out.append(kind)
-            _enc(body, out, 0, self.encode_ref)
+        # (the hot request, a checker calling its probe on one array, has a short form of its own:
+        # ``call_short`` builds it)
+        out: list[bytes] = [b"", _HEAD.pack(_KINDS[msg[0]], msg[1])]
+        if msg[0] == "req":
+            kind = msg[2].encode()
+            out.append(bytes([len(kind)]))
+            out.append(kind)
+        _enc(body, out, 0, self.encode_ref)
         size = sum(map(len, out))
         if size > MAX_FRAME:
             raise WireError(f"message of {size} bytes is over the {MAX_FRAME}-byte limit")
