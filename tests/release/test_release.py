@@ -5,7 +5,8 @@ import ast
 import pytest
 
 from attnlab import paths, release
-from attnlab.release import solution
+from attnlab.grade import source
+from attnlab.release import solution, student
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +54,17 @@ def test_does_the_py_twin_keep_every_signature_and_docstring_but_no_solution_cod
         body = stubs[fn.name].body
         if (paths.tests_dir() / f"{fn.name}.py").is_file():
             assert isinstance(body[-1], ast.Raise), f"{fn.name} should end in a stub"
+
+
+def test_is_the_graded_notebook_the_same_code_as_its_py_twin(fresh, tmp_path):
+    """Demo cells (plots, worked examples) are for the student's eyes: graded or checked, the
+    notebook runs its .py twin's code and otter's grader cells only, so a demo costs neither points
+    nor the half second importing pyplot takes."""
+    notebook = tmp_path / f"{paths.ASSIGNMENT}.ipynb"
+    notebook.write_text(fresh[notebook.name], encoding="utf-8")
+    graded = [c for c in source.cells(notebook) if c != student.GRADER_INIT and not c.startswith("grader.check(")]
+    twin = fresh[f"{paths.ASSIGNMENT}.py"]
+    assert ast.dump(ast.parse("\n".join(graded))) == ast.dump(ast.parse(twin))
 
 
 def test_is_every_function_without_a_test_given_whole(stub_env, reference_env):

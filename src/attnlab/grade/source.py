@@ -28,14 +28,19 @@ def cells(path: Path) -> list[str]:
     return [_source(c) for c in nb["cells"] if _executed(c)]
 
 
+SKIP_TAG = "otter_ignore"  # otter's tag for a cell its runner skips
+
+
 def _executed(cell: Any) -> bool:
-    if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-        return False
+    return isinstance(cell, dict) and cell.get("cell_type") == "code" and not skipped(cell)
+
+
+def skipped(cell: dict) -> bool:
+    """A cell otter's runner skips: tagged ``otter_ignore``, or with ``metadata.otter.ignore`` set."""
     meta = cell.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
-    otter = meta.get("otter")
-    otter = otter if isinstance(otter, dict) else {}
-    return "otter_ignore" not in (meta.get("tags") or []) and not otter.get("ignore", False)
+    tags, otter = meta.get("tags"), meta.get("otter")
+    return (isinstance(tags, list) and SKIP_TAG in tags) or (isinstance(otter, dict) and bool(otter.get("ignore")))
 
 
 def _source(cell: dict) -> str:

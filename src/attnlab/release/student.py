@@ -7,6 +7,7 @@ import copy
 import jupytext
 import nbformat
 
+from ..grade import source
 from . import solution
 
 GRADER_INIT = '# Initialize Otter\nimport otter\ngrader = otter.Notebook(tests_dir="tests")'
@@ -35,7 +36,9 @@ def notebook(
         code = cell.source if solution.is_demo(cell) else body(cell.source)
         new = nbformat.v4.new_code_cell(code)
         if solution.is_demo(cell):
-            new.metadata["tags"] = [solution.DEMO_TAG]
+            # for the student's eyes only: otter's runner and ours skip it, so a demo can neither cost
+            # points nor slow a grade or a check, and the notebook is graded on its .py twin's code
+            new.metadata["tags"] = [solution.DEMO_TAG, source.SKIP_TAG]
         nb.cells.append(new)
         for name in solution.functions(cell.source):
             if name in questions:
