@@ -597,6 +597,8 @@ class Endpoint:
             sent = 0
         except OSError as e:
             raise ChannelClosed(str(e)) from e
+        if sent == len(data):
+            return
         view = memoryview(data)[sent:]
         while view:
             try:
