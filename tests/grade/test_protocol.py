@@ -56,6 +56,23 @@ def test_are_a_tests_arrays_untouched_when_the_student_mutates_its_copy(zygote):
     sb.kill()
 
 
+def test_does_a_call_tell_which_arguments_it_changed_whatever_the_change(zygote):
+    """Values, shape or dtype changed in place, by position or keyword; the untouched ones not."""
+    sb = start(
+        zygote,
+        "import numpy as np\n"
+        "def change(a, b, c, same, *, d, e):\n"
+        "    a *= 2\n"
+        "    b.shape = (3, 2)\n"
+        "    c.dtype = np.int64\n"
+        "    d[0] = 0.0\n",
+    )
+    args = (np.ones(3), np.zeros((2, 3)), np.ones(3), np.ones(2))
+    result, changed = sb.call("change", None, args, {"d": np.ones(2), "e": np.ones(2)}, 10)
+    assert result is None and changed == [0, 1, 2, "d"]
+    sb.kill()
+
+
 def test_can_a_lent_function_be_called_but_not_read(zygote):
     """Name, module, source, closure, globals, bound arguments: none of the lender's."""
     sb = start(

@@ -279,3 +279,53 @@ def test_does_any_frame_end_a_wait_with_a_reply_or_wire_error(kind, rest, short)
     finally:
         mine.close()
         theirs.close()
+
+
+def test_does_a_callers_every_reply_arrive_as_sent_whatever_came_before():
+    """A lent function's caller packs its frame's head once per dtype and shape and reads a reply
+    like the one before it without parsing its head again: a reply of another shape, dtype or
+    length of the same size, an error in between, or an input of another shape, each arrives as
+    sent; a reply like the last but to another request is refused."""
+    x = np.arange(6.0).reshape(2, 3)
+    inputs = [x, x + 1, x.T, x.astype(np.float32), x[::-1], x, x]
+    outputs = [
+        2 * x,
+        3 * x,
+        (2 * x).reshape(3, 2),
+        np.arange(6, dtype=np.int64).reshape(2, 3),
+        ("ValueError", "ValueError", "no"),
+        np.arange(3.0),
+        2 * x,
+    ]
+    mine, theirs = socket.socketpair()
+    received = []
+
+    def act(sock: socket.socket) -> None:
+        sock.settimeout(10)
+        receiver = wire.Endpoint(sock, lambda k, b: None)
+        for i, out in enumerate(outputs + [2 * x]):
+            name, rid, kind, body = receiver.recv()
+            received.append(body)
+            if i == len(outputs):
+                rid += 1  # like the last reply, to another request
+            receiver.send(("err" if isinstance(out, tuple) else "ok", rid, out))
+
+    try:
+        endpoint = wire.Endpoint(mine, lambda k, b: None)
+        call = endpoint.caller(4)
+        _peer(theirs, act)
+        for x_in, out in zip(inputs, outputs):
+            status, body = call(x_in)
+            if isinstance(out, tuple):
+                assert (status, body) == ("err", out)
+            else:
+                assert status == "ok" and type(body) is np.ndarray and body.dtype == out.dtype
+                assert body.shape == out.shape and np.array_equal(body, out)
+                body[...] = 0  # writeable, its own
+        for (hid, args, kwargs), x_in in zip(received, inputs):
+            assert hid == 4 and not kwargs and args[0].dtype == x_in.dtype and np.array_equal(args[0], x_in)
+        with pytest.raises(wire.WireError):
+            call(x)
+    finally:
+        mine.close()
+        theirs.close()

@@ -233,6 +233,7 @@ class Sandbox:
         self.calls = 0
         self.on_check: Callable[[str], None] | None = None
         self.cpu_file = cpu_file or f"/proc/{pid}/stat"
+        self.cpu_ns = self.cpu_file.endswith("cpuacct.usage")  # nanoseconds, and nothing else
         try:
             self.cpu_fd: int | None = os.open(self.cpu_file, os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
@@ -252,12 +253,12 @@ class Sandbox:
         if self.cpu_fd is None:
             return 0.0
         try:
-            text = os.pread(self.cpu_fd, 4096, 0).decode()
-            if self.cpu_file.endswith("cpuacct.usage"):
-                return int(text) / 1e9
+            data = os.pread(self.cpu_fd, 4096, 0)  # every request reads it: parsed as bytes
+            if self.cpu_ns:
+                return int(data) / 1e9
             if self.cpu_file.endswith("cpu.stat"):
-                return next(int(line.split()[1]) for line in text.splitlines() if line.startswith("usage_usec")) / 1e6
-            return sum(int(x) for x in text.rpartition(")")[2].split()[11:15]) / _TICK
+                return next(int(line.split()[1]) for line in data.splitlines() if line.startswith(b"usage_usec")) / 1e6
+            return sum(map(int, data.rpartition(b")")[2].split()[11:15])) / _TICK
         except (OSError, ValueError, StopIteration):
             return 0.0
 
