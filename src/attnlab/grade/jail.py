@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+import resource  # here, not in set_limits: imported there, it would be imported by every sandbox
 import signal
 import time
 from dataclasses import dataclass, field
@@ -280,8 +281,6 @@ def become_subreaper() -> bool:
 
 
 def set_limits(*, memory_mb: int, cpu_seconds: int, nproc: int | None, fsize_mb: int = 64) -> None:
-    import resource
-
     def lim(which: int, value: int) -> None:
         try:
             _, hard = resource.getrlimit(which)
