@@ -1082,6 +1082,12 @@ def main(config: dict) -> None:
     cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     ctl = socket.socket(fileno=config["ctl_fd"])
     _preload(PRELOAD)
+    # the rest of its options (``launch.Launched.allow``), which its worker sent meanwhile
+    try:
+        allowed = json.loads(ctl.recv(1 << 16))
+        config.update({key: allowed[key] for key in ("uid", "gid", "packages", "preload")})
+    except (OSError, ValueError, TypeError, KeyError):
+        os._exit(0)  # the worker is gone
     config["binds"], config["masks"] = (
         allowlist.view(config.get("packages", [])) if config.get("isolate", True) else ([], [])
     )
