@@ -748,7 +748,12 @@ class Zygote:
             jail.setns(self.pid_namespace, jail.CLONE_NEWPID)
             raise
         if pid != 0:
-            jail.setns(self.pid_namespace, jail.CLONE_NEWPID)
+            try:
+                jail.setns(self.pid_namespace, jail.CLONE_NEWPID)
+            except BaseException:
+                os.kill(pid, 9)  # a sandbox whose zygote could not take its namespace back
+                os.waitpid(pid, 0)
+                raise
         return pid
 
     def prespawn(self) -> None:
