@@ -83,6 +83,26 @@ def test_is_the_sandbox_isolated_in_every_namespace(zygote):
     assert not {"home", "srv", "run", "var", "opt", "mnt", "boot", "sys"} & set(entries)
 
 
+def test_does_each_sandbox_get_a_pid_namespace_that_nothing_else_enters(zygote):
+    """Two sandboxes alive at once (one graded, one started ahead) each lead a PID namespace of
+    their own; the zygote, which as root forks each straight into its new namespace, starts
+    everything else of its own (an outer process, a helper) in its own PID namespace, never in
+    the last sandbox's."""
+
+    def namespace(pid: int, kind: str = "pid") -> str:
+        return os.readlink(f"/proc/{pid}/ns/{kind}")
+
+    first, _ = run(zygote, "def probe():\n    return None\n")
+    second, _ = run(zygote, "def probe():\n    return None\n")
+    z = zygote.proc.pid
+    try:
+        assert len({namespace(first.pid), namespace(second.pid), namespace(z)}) == 3
+    finally:
+        first.kill(wait=True)  # answered once the zygote has also started the next one ahead
+        second.kill()
+    assert namespace(z, "pid_for_children") == namespace(z)
+
+
 def test_can_a_submission_find_no_other_checkout_of_the_kit(zygote, tmp_path):
     token = uuid.uuid4().hex
     plants = [tmp_path / "backup" / "solutions" / "pe_attention" / "pe_attention.py"]

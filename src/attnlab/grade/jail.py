@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import ctypes
 import os
-import platform
+import resource  # here, not in set_limits: imported there, it would be imported by every sandbox
 import signal
 import time
-from dataclasses import dataclass, field
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
@@ -26,8 +25,10 @@ MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 24, 36, 38
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 ST_RDONLY, ST_NOSUID, ST_NODEV, ST_NOEXEC = 1, 2, 4, 8
-SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine())
-SYS_CAPSET = {"x86_64": 126, "aarch64": 91}.get(platform.machine())
+# (os.uname, not the platform module: a worker imports this module before it starts its zygote)
+MACHINE = os.uname().machine
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(MACHINE)
+SYS_CAPSET = {"x86_64": 126, "aarch64": 91}.get(MACHINE)
 
 # the C library through the symbols this process already has (``find_library`` would run ldconfig)
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -67,15 +68,14 @@ def is_root() -> bool:
 # ---- the allow-list root ------------------------------------------------------------------------
 
 
-@dataclass
 class View:
     """What a sandbox's root holds: ``binds`` (host paths, bound read-only at the same path),
     ``masks`` (folders inside binds covered by an empty folder, e.g. a site-packages whose allowed
-    packages are bound one by one) and the size of its private scratch."""
+    packages are bound one by one) and the size of its private scratch. (Not a dataclass: a worker
+    imports this module before it starts its zygote, and dataclasses imports inspect.)"""
 
-    binds: list[str] = field(default_factory=list)
-    masks: list[str] = field(default_factory=list)
-    scratch_mb: int = 128
+    def __init__(self, binds: list[str] | None = None, masks: list[str] | None = None, scratch_mb: int = 128):
+        self.binds, self.masks, self.scratch_mb = list(binds or []), list(masks or []), scratch_mb
 
 
 DEVICES = ("null", "zero", "full", "random", "urandom")
@@ -197,7 +197,7 @@ def _mountpoint(target: str, is_dir: bool) -> str:
 
 def pivot_root(new: str, old: str) -> None:
     if SYS_PIVOT_ROOT is None:
-        raise OSError(38, f"pivot_root: unknown system call number on {platform.machine()}")
+        raise OSError(38, f"pivot_root: unknown system call number on {MACHINE}")
     _check(_libc.syscall(ctypes.c_long(SYS_PIVOT_ROOT), _enc(new), _enc(old)), "pivot_root")
 
 
@@ -280,8 +280,6 @@ def become_subreaper() -> bool:
 
 
 def set_limits(*, memory_mb: int, cpu_seconds: int, nproc: int | None, fsize_mb: int = 64) -> None:
-    import resource
-
     def lim(which: int, value: int) -> None:
         try:
             _, hard = resource.getrlimit(which)

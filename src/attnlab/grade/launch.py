@@ -1,6 +1,11 @@
 """Starting a zygote's interpreter (``sandbox.py``): the one step of a worker's start that needs
 neither numpy nor the tests, so that a worker takes it first and the zygote gets ready while the
-worker imports the rest and loads the tests (``session.Zygote`` drives it from there)."""
+worker imports the rest and loads the tests (``session.Zygote`` drives it from there).
+
+A zygote gets what it needs in two parts: what its interpreter starts with (``start``), and, while
+it imports numpy, what a worker only knows after more work of its own (``Launched.allow``: the
+sandboxes' user id, which a worker claims, and the assignment's packages, from its sandbox.yaml).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,6 @@ import os
 import socket
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 SANDBOX = Path(__file__).with_name("sandbox.py")
@@ -22,40 +26,39 @@ THREAD_VARS = (
 )
 
 
-@dataclass
 class Launched:
     """A zygote's process and this side's end of its control socket."""
 
-    proc: subprocess.Popen
-    ctl: socket.socket
+    def __init__(self, proc: subprocess.Popen, ctl: socket.socket):
+        self.proc, self.ctl = proc, ctl
+
+    def allow(
+        self, *, uid: int | None, gid: int | None, packages: tuple[str, ...] = (), preload: tuple[str, ...] = ()
+    ) -> None:
+        """The rest of the zygote's options (``session.Zygote`` says what they mean); it waits for
+        them once it has imported numpy."""
+        message = dict(uid=uid, gid=gid, packages=list(packages), preload=list(preload))
+        self.ctl.sendall(json.dumps(message).encode())
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+        self.ctl.close()
 
 
-def zygote(
-    *,
-    uid: int | None,
-    gid: int | None,
-    memory_mb: int,
-    cpu_seconds: int,
-    packages: tuple[str, ...] = (),
-    preload: tuple[str, ...] = (),
-    nproc: int = 64,
-    isolate: bool = True,
-    cpu: int | None = None,
+def start(
+    *, memory_mb: int, cpu_seconds: int, nproc: int = 64, isolate: bool = True, cpu: int | None = None
 ) -> Launched:
-    """Start a zygote (``session.Zygote`` says what the options mean)."""
+    """Start a zygote's interpreter; ``Launched.allow`` gives it the rest."""
     ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     config = dict(
         cpu=cpu,
-        uid=uid,
-        gid=gid,
         memory_mb=memory_mb,
         cpu_seconds=cpu_seconds,
         nproc=nproc,
         isolate=isolate,
         ctl_fd=theirs.fileno(),
         parent=os.getpid(),
-        packages=list(packages),
-        preload=list(preload),
         thread_vars=list(THREAD_VARS),
         scratch_mb=min(256, max(memory_mb // 8, 16)),
     )
@@ -75,3 +78,25 @@ def zygote(
         theirs.close()
     ctl.settimeout(60)
     return Launched(proc, ctl)
+
+
+def zygote(
+    *,
+    uid: int | None,
+    gid: int | None,
+    memory_mb: int,
+    cpu_seconds: int,
+    packages: tuple[str, ...] = (),
+    preload: tuple[str, ...] = (),
+    nproc: int = 64,
+    isolate: bool = True,
+    cpu: int | None = None,
+) -> Launched:
+    """Start a zygote with all its options at once (``session.Zygote`` says what they mean)."""
+    launched = start(memory_mb=memory_mb, cpu_seconds=cpu_seconds, nproc=nproc, isolate=isolate, cpu=cpu)
+    try:
+        launched.allow(uid=uid, gid=gid, packages=packages, preload=preload)
+    except BaseException:
+        launched.kill()
+        raise
+    return launched

@@ -105,6 +105,14 @@ SANDBOX_TO_WORKER = (
 
 WORKER_TO_ZYGOTE = (
     Message(
+        "allow",
+        "worker",
+        "first and once, as JSON (launch.Launched.allow): the sandboxes' user id and group id, and "
+        "the assignment's packages and preloads; the zygote reads it once it has imported numpy",
+        "none: the zygote's ('ready', mode, what isolates its sandboxes) comes once it is ready",
+        "60 s socket timeout",
+    ),
+    Message(
         "spawn",
         "worker",
         "() with two file descriptors: the channel and the output pipe",
@@ -119,7 +127,7 @@ WORKER_TO_ZYGOTE = (
         "(sandbox pid, wait: bool)",
         "with wait, ('killed', wait status, whether all is gone); without, no reply: the zygote kills "
         "it before it reads the next request. The PID namespace dies with its first process; the "
-        "cgroup is removed once the outer process is reaped",
+        "cgroup (as root) is removed once the sandbox itself is reaped",
         "60 s socket timeout",
     ),
     Message("quit", "worker", "()", "none: the zygote kills what runs and exits", "10 s, then SIGKILL"),

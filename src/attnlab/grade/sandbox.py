@@ -434,33 +434,63 @@ def _own_user(config: dict) -> bool:
     return os.geteuid() == 0 and config.get("uid") is not None
 
 
+def _direct(mode: str) -> bool:
+    """Whether the zygote forks a sandbox of ``mode`` itself, with no outer process: as root, it may
+    give its next child a PID namespace of its own and take that back (``Zygote.fork_alone``), and
+    the child enters the rest itself (``_first``). Without root, a new PID namespace needs a new
+    user namespace around it, which only a process that moves into it can make: an outer one."""
+    return mode == "root"
+
+
+def _enter_namespaces(mode: str, template: Template | None, flags: int) -> None:
+    """Join the template root's namespaces, then new mount, IPC, UTS and network ones (and
+    ``flags``: a new PID or user namespace), each a copy of the template's or empty."""
+    if template is None:
+        raise OSError(2, "no template root")
+    for fd, nstype in template.namespaces:
+        jail.setns(fd, nstype)
+    uid, gid = os.getuid(), os.getgid()
+    jail.unshare(jail.CLONE_NEWNS | jail.CLONE_NEWIPC | jail.CLONE_NEWUTS | jail.CLONE_NEWNET | flags)
+    if flags & jail.CLONE_NEWUSER:
+        jail.map_user(uid, gid)
+
+
+def _first(
+    chan_fd: int, out_fd: int, report_fd: int, alive_fd: int, config: dict, cgroup, template: Template | None
+) -> None:
+    """The sandbox that the zygote forked into a new PID namespace itself (``_direct``): its first
+    process, as an outer process's child would be. It joins its cgroup and the namespaces, reports
+    a line on ``report_fd`` and serves; the zygote waits for it, which returns once its whole PID
+    namespace is gone, and ``alive_fd`` (the zygote holds the only write end) tells it whether the
+    zygote died before it asked to die with it."""
+    try:
+        jail.die_with_parent()
+        if cgroup is not None:
+            cgroup.add(os.getpid())
+        _enter_namespaces("root", template, 0)
+        os.write(report_fd, b"0\n")
+        os.close(report_fd)
+    except BaseException:  # noqa: BLE001 - a sandbox that cannot isolate itself must not run
+        os.write(out_fd, traceback.format_exc().encode()[-4000:])
+        os._exit(70)
+    assert template is not None
+    run_sandbox(chan_fd, out_fd, alive_fd, config, "root", ROOT_WORK, template.stage)
+
+
 def _outer(
     chan_fd: int, out_fd: int, report_fd: int, config: dict, mode: str, cgroup, work: str, template: Template | None
 ) -> None:
-    """The forked child that stays in the zygote's PID namespace: it enters the template's
-    namespaces and then new ones, forks the sandbox (the first process of the new PID namespace),
-    reports its pid, waits, and reports how it ended (a line each on ``report_fd``)."""
+    """The forked child that stays in the zygote's PID namespace (where the sandbox is not
+    ``_direct``): it enters the template's namespaces and then new ones, forks the sandbox (the
+    first process of the new PID namespace), reports its pid, waits, and reports how it ended (a
+    line each on ``report_fd``)."""
     try:
         os.setsid()
         jail.die_with_parent()
         if cgroup is not None:
             cgroup.add(os.getpid())
         if mode in NAMESPACES:
-            if template is None:
-                raise OSError(2, "no template root")
-            for fd, nstype in template.namespaces:
-                jail.setns(fd, nstype)
-            uid, gid = os.getuid(), os.getgid()
-            jail.unshare(
-                jail.CLONE_NEWNS
-                | jail.CLONE_NEWPID
-                | jail.CLONE_NEWIPC
-                | jail.CLONE_NEWUTS
-                | jail.CLONE_NEWNET
-                | (jail.CLONE_NEWUSER if mode == "userns" else 0)
-            )
-            if mode == "userns":
-                jail.map_user(uid, gid)
+            _enter_namespaces(mode, template, jail.CLONE_NEWPID | (jail.CLONE_NEWUSER if mode == "userns" else 0))
         alive_r, alive_w = os.pipe()
         pid = os.fork()
         if pid == 0:
@@ -595,13 +625,17 @@ class Zygote:
         self.config = config
         self.count = 0
         self.running: dict[int, _Running] = {}  # by sandbox pid
-        self.exiting: dict[int, object] = {}  # outer pid -> its cgroup (or None), once its sandbox is gone
+        # the pid that ``reap`` waits for (an outer's, a direct sandbox's) -> its cgroup (or None)
+        self.exiting: dict[int, object] = {}
         self.mode = "none"
         self.scratch_base: str | None = None
         self.template: Template | None = None
         # a sandbox ready for the next spawn: (pid, channel, output pipe, CPU-time file)
         self.spare: tuple[int, int, int, str | None] | None = None
         self.deferred: _Deferred | None = None  # preloads still being imported: finished before a fork
+        # (``fork_alone``) the pipe whose write end only this process holds, and its PID namespace
+        self.alive: tuple[int, int] | None = None
+        self.pid_namespace = -1
 
     def base(self) -> str:
         """This zygote's folder (``SCRATCH_PREFIX`` and its pid), which its sandboxes can cross but
@@ -679,20 +713,55 @@ class Zygote:
         scratch = None if mode in NAMESPACES else self.scratch()
         self.reap()
         report_r, report_w = os.pipe()
-        outer = os.fork()
-        if outer == 0:
+        direct = _direct(mode)
+        try:
+            waited = self.fork_alone() if direct else os.fork()
+        except OSError:
             os.close(report_r)
+            os.close(report_w)
+            _discard(cgroup, scratch)
+            return -1, None
+        if waited == 0:
+            os.close(report_r)
+            if direct and self.alive is not None:
+                alive_r, alive_w = self.alive
+                os.close(alive_w)
+                _first(chan_fd, out_fd, report_w, alive_r, self.config, cgroup, self.template)
             _outer(chan_fd, out_fd, report_w, self.config, mode, cgroup, scratch or ROOT_WORK, self.template)
         os.close(report_w)
-        running = _Running(outer, cgroup, scratch, report_r)
+        running = _Running(waited, cgroup, scratch, report_r)
         line = running.line(30.0)
+        if direct:
+            running.close()  # nothing more comes: the zygote waits for the sandbox itself
         if line is None or not line.isdigit():
             running.close()
-            self.finish(outer, None, cgroup, scratch)
+            self.finish(waited, None, cgroup, scratch)
             return -1, None
-        pid = int(line)
+        pid = waited if direct else int(line)
         self.running[pid] = running
         return pid, _cpu_file(cgroup)
+
+    def fork_alone(self) -> int:
+        """Fork a child that is the first process of a new PID namespace (``os.fork``'s result),
+        as root: this process's own later children stay in its PID namespace. On the first call,
+        the pipe that tells the children whether this process is alive (``self.alive``)."""
+        if self.alive is None:
+            self.alive = os.pipe()
+            self.pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        jail.unshare(jail.CLONE_NEWPID)
+        try:
+            pid = os.fork()
+        except BaseException:
+            jail.setns(self.pid_namespace, jail.CLONE_NEWPID)
+            raise
+        if pid != 0:
+            try:
+                jail.setns(self.pid_namespace, jail.CLONE_NEWPID)
+            except BaseException:
+                os.kill(pid, 9)  # a sandbox whose zygote could not take its namespace back
+                os.waitpid(pid, 0)
+                raise
+        return pid
 
     def prespawn(self) -> None:
         """Start the next sandbox now, on a channel and an output pipe of its own, so that the next
@@ -719,8 +788,8 @@ class Zygote:
 
     def kill(self, pid: int, wait: bool = True) -> tuple[int | None, bool]:
         """Kill a sandbox and everything it started; its wait status and whether all is gone. With
-        namespaces and not ``wait``: the signal only (its PID namespace dies with it, its outer
-        process is reaped later), for a sandbox whose end nobody asks about."""
+        namespaces and not ``wait``: the signal only (its PID namespace dies with it; it, or its
+        outer process, is reaped later), for a sandbox whose end nobody asks about."""
         running = self.running.pop(pid, None)
         if running is None:
             return None, True
@@ -730,73 +799,84 @@ class Zygote:
             pass
         if not wait and self.mode in NAMESPACES:
             running.close()  # its outer's report of how it ended goes nowhere
-            self.exiting[running.outer] = running.cgroup
+            self.exiting[running.waited] = running.cgroup
             return None, True
+        # (a direct sandbox reports nothing more: ``finish`` waits for it)
         line = running.line(10.0) if self.mode in NAMESPACES else None
         if line is None or not line.isdigit():
             try:
-                return self.finish(running.outer, pid, running.cgroup, running.scratch)
+                return self.finish(running.waited, pid, running.cgroup, running.scratch)
             finally:
                 running.close()
         running.close()
         # its PID namespace is empty: the outer process's own exit is reaped later (``reap``)
-        self.exiting[running.outer] = running.cgroup
+        self.exiting[running.waited] = running.cgroup
         self.reap()
         return _signal_status(int(line) << 8), True
 
     def reap(self, limit: float = 0.0) -> None:
-        """Collect the outer processes whose sandboxes are gone (waiting up to ``limit`` seconds
-        each) and remove their cgroups."""
-        for outer, cgroup in list(self.exiting.items()):
+        """Collect the processes killed without waiting (outer processes whose sandboxes are gone,
+        direct sandboxes), waiting up to ``limit`` seconds each, and remove their cgroups."""
+        for waited, cgroup in list(self.exiting.items()):
             if limit > 0:
-                if _wait(outer, limit) is None:
-                    os.kill(outer, 9)
-                    _wait(outer, limit)
+                if _wait(waited, limit) is None:
+                    os.kill(waited, 9)
+                    _wait(waited, limit)
             else:
                 try:
-                    if os.waitpid(outer, os.WNOHANG)[0] == 0:
+                    if os.waitpid(waited, os.WNOHANG)[0] == 0:
                         continue
                 except ChildProcessError:
                     pass
-            del self.exiting[outer]
+            del self.exiting[waited]
             if cgroup is not None:
                 cgroup.remove()  # type: ignore[attr-defined]  # a jail.Cgroup
 
-    def finish(self, outer: int, pid: int | None, cgroup, scratch: str | None) -> tuple[int | None, bool]:
+    def finish(self, waited: int, pid: int | None, cgroup, scratch: str | None) -> tuple[int | None, bool]:
         if self.mode not in NAMESPACES:
             try:
-                os.kill(outer, 9)
+                os.kill(waited, 9)
             except OSError:
                 pass
             reaped: dict[int, int] = {}
             clean = jail.sweep(uid=self.config["uid"] if _own_user(self.config) else None, reaped=reaped)
-            status = reaped.get(outer)
+            status = reaped.get(waited)
         else:
-            status, clean = _wait(outer, 10.0), True
+            # a direct sandbox's wait returns once its PID namespace is empty, as its outer's does
+            status, clean = _wait(waited, 10.0), True
             if status is None:
-                os.kill(outer, 9)
-                status, clean = _wait(outer, 5.0), False
-        if cgroup is not None:
-            cgroup.remove()
-        if scratch is not None:
-            import shutil
-
-            shutil.rmtree(scratch, ignore_errors=True)
+                os.kill(waited, 9)
+                status, clean = _wait(waited, 5.0), False
+        _discard(cgroup, scratch)
         return _signal_status(status), clean
 
 
-class _Running:
-    """A sandbox's outer process, its cgroup and scratch folder, and the pipe on which the outer
-    reports the sandbox's pid and then how it ended."""
+def _discard(cgroup, scratch: str | None) -> None:
+    """Remove a finished sandbox's cgroup and scratch folder."""
+    if cgroup is not None:
+        cgroup.remove()
+    if scratch is not None:
+        import shutil
 
-    def __init__(self, outer: int, cgroup, scratch: str | None, report: int):
-        self.outer, self.cgroup, self.scratch, self.report = outer, cgroup, scratch, report
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+class _Running:
+    """The process the zygote waits for (a sandbox's outer process, or the sandbox itself where it
+    is ``_direct``), its cgroup and scratch folder, and the pipe on which that process reports:
+    an outer process the sandbox's pid and then how it ended, a direct sandbox that it has set up."""
+
+    def __init__(self, waited: int, cgroup, scratch: str | None, report: int):
+        self.waited, self.cgroup, self.scratch, self.report = waited, cgroup, scratch, report
         self.pending = b""
 
     def line(self, limit: float) -> str | None:
-        """The next line the outer reports, within ``limit`` seconds (None if it ends or is late)."""
+        """The next line reported, within ``limit`` seconds (None if it ends, is late, or the pipe
+        is closed)."""
         import time
 
+        if self.report < 0:
+            return None
         end = time.monotonic() + limit
         while b"\n" not in self.pending:
             left = end - time.monotonic()
@@ -810,7 +890,9 @@ class _Running:
         return line.decode()
 
     def close(self) -> None:
-        os.close(self.report)
+        if self.report >= 0:
+            os.close(self.report)
+            self.report = -1
 
 
 def _pin_like_this_process(pid: int) -> None:
@@ -1012,6 +1094,12 @@ def main(config: dict) -> None:
     cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     ctl = socket.socket(fileno=config["ctl_fd"])
     _preload(PRELOAD)
+    # the rest of its options (``launch.Launched.allow``), which its worker sent meanwhile
+    try:
+        allowed = json.loads(ctl.recv(1 << 16))
+        config.update({key: allowed[key] for key in ("uid", "gid", "packages", "preload")})
+    except (OSError, ValueError, TypeError, KeyError):
+        os._exit(0)  # the worker is gone
     config["binds"], config["masks"] = (
         allowlist.view(config.get("packages", [])) if config.get("isolate", True) else ([], [])
     )
