@@ -53,3 +53,35 @@ def test_do_two_submissions_with_one_name_fail_with_a_message(tmp_path):
         (tmp_path / folder / "same.py").write_text("")
     code, output, _ = _run("grade", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "r"))
     assert code == 1 and "two submissions are named 'same'" in output
+
+
+PROGRAM = """
+import atexit, sys
+from attnlab import cli
+
+class TornDown:
+    def __del__(self):
+        print("torn down")
+
+kept = TornDown()  # freed only by the interpreter's teardown
+atexit.register(print, "atexit ran")
+sys.argv = ["attnlab", *sys.argv[1:]]
+cli.run(cli.main)
+"""
+
+
+def test_does_the_program_end_with_its_code_its_output_and_atexit_but_no_teardown(tmp_path):
+    """The command skips the interpreter's teardown (freeing numpy and the engine takes 50-100 ms
+    after the work is done), and loses nothing by it: the exit code, every line printed, and the
+    atexit handlers, which clean up temporary folders."""
+    import subprocess
+    import sys
+
+    def program(*args):
+        done = subprocess.run([sys.executable, "-c", PROGRAM, *args], capture_output=True, text=True, cwd=tmp_path)
+        return done.returncode, done.stdout, done.stderr
+
+    code, out, _ = program("--version")
+    assert code == 0 and "attnlab" in out and "atexit ran" in out and "torn down" not in out
+    code, out, err = program("check", str(tmp_path / "missing.py"))
+    assert code == 2 and "missing.py" in err and "atexit ran" in out and "torn down" not in out

@@ -58,7 +58,7 @@ def test_is_the_wheel_a_valid_wheel_with_the_attnlab_command(wheel):
             expected = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
             assert digest == f"sha256={expected}" and int(size) == len(data), path
         assert len(record) == len(zf.namelist())
-        assert "attnlab = attnlab.cli:student" in zf.read(f"{name}/entry_points.txt").decode()
+        assert "attnlab = attnlab.cli:student_program" in zf.read(f"{name}/entry_points.txt").decode()
         assert "Name: attnlab-student" in zf.read(f"{name}/METADATA").decode()
 
 

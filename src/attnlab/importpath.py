@@ -61,6 +61,6 @@ def make_trusted() -> None:
 def trusted_entry() -> None:
     """The ``attnlab`` command: the path made trusted before the CLI (and click) is imported."""
     make_trusted()
-    from .cli import main
+    from .cli import main, run
 
-    main()
+    run(main)

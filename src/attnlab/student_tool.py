@@ -62,7 +62,7 @@ def _metadata() -> dict[str, str]:
     return {
         f"{info}/METADATA": "\n".join(meta) + "\n",
         f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: attnlab build\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-        f"{info}/entry_points.txt": "[console_scripts]\nattnlab = attnlab.cli:student\n",
+        f"{info}/entry_points.txt": "[console_scripts]\nattnlab = attnlab.cli:student_program\n",
     }
 
 
