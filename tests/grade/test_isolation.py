@@ -303,14 +303,17 @@ def test_can_a_submission_reach_no_socket_or_port_of_the_host(zygote, tmp_path):
 
 @pytest.mark.skipif(not ROOT, reason="a whole-tree memory limit needs cgroups, which need root here")
 def test_does_the_memory_limit_hold_for_the_whole_process_tree(zygote):
-    """Three children of 1.5 GiB each under a 2 GiB limit: at most one can hold its memory."""
+    """Three children of 1.5 GiB each under a 2 GiB limit: at most one can hold its memory. Each
+    child has a pipe of its own, so the wait ends once every child has either said that it holds its
+    memory or died (the end of its pipe), not after a fixed time: a survivor sleeps on."""
     sb, held = run(
         zygote,
         """
         import os, select, time
         import numpy as np
-        r, w = os.pipe()
+        pending = []
         for _ in range(3):
+            r, w = os.pipe()
             if os.fork() == 0:
                 try:
                     block = np.ones((3 << 30) // 16)   # 1.5 GiB, every page touched
@@ -318,17 +321,13 @@ def test_does_the_memory_limit_hold_for_the_whole_process_tree(zygote):
                     time.sleep(60)
                 finally:
                     os._exit(0)
-        os.close(w)
+            os.close(w)  # only this child holds its pipe's write end
+            pending.append(r)
         held, end = 0, time.time() + 20
-        while time.time() < end:
-            if not select.select([r], [], [], 0.5)[0]:
-                continue
-            data = os.read(r, 8)
-            if not data:
-                break
-            held += len(data)
-            if held == 3:
-                break
+        while pending and time.time() < end:
+            for r in select.select(pending, [], [], 0.5)[0]:
+                held += len(os.read(r, 8))  # b"1": it holds its memory; b"": it died without
+                pending.remove(r)
         def probe():
             return held
     """,
