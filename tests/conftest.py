@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from attnlab import paths, release, testfiles
@@ -42,11 +44,61 @@ def dist(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def otter_on_samples(dist, tmp_path_factory) -> dict:
-    """The bundled samples, each graded once by real ``otter run`` with the built autograder zip:
-    {sample path: otter's results.json}. Both the outcome check (test_otter_parity) and the
-    per-question parity with the engine (grade/test_parity) read these."""
+def otter_on_course(dist, tmp_path_factory) -> dict:
+    """Real ``otter run`` with the built autograder zip, two at a time, on the bundled samples and on
+    the course's own files (the reference as a .py, the solved notebook, the untouched notebook):
+    {path: otter's results.json}. Run together, the course's three files keep both cores busy
+    instead of running one after another."""
+    import shutil
+
+    import nbformat
+
     from attnlab import samples
     from otter_runs import otter_results_of
 
-    return otter_results_of(dist / "autograder.zip", samples.bundled(), tmp_path_factory.mktemp("otter-samples"))
+    own = tmp_path_factory.mktemp("course-files")
+    reference = own / "reference.py"
+    reference.write_text(release.solution.reference_source(paths.solution_file()))
+    solved = own / "solved.ipynb"
+    nbformat.write(release.notebook(solved=True), solved)
+    stub = Path(shutil.copy(paths.release_dir() / f"{paths.ASSIGNMENT}.ipynb", own / "stub.ipynb"))
+    files = [*samples.bundled(), reference, solved, stub]
+    return otter_results_of(dist / "autograder.zip", files, tmp_path_factory.mktemp("otter-runs"))
+
+
+@pytest.fixture(scope="session")
+def otter_on_samples(otter_on_course) -> dict:
+    """The bundled samples' part of ``otter_on_course``: {sample path: otter's results.json}. Both
+    the outcome check (test_otter_parity) and the per-question parity with the engine
+    (grade/test_parity) read these."""
+    from attnlab import samples
+
+    return {p: otter_on_course[p] for p in samples.bundled()}
+
+
+@pytest.fixture(scope="session")
+def graded_by_default(tmp_path_factory) -> Path:
+    """One ``attnlab grade`` with the default options of every bundled sample, every bug of the
+    corpus on its correct base (``bug_<overlay>``) and the twin that tries to print every test file
+    (``a_reads_tests``: first in name order, so that its statements, which run into their time limit,
+    are graded beside the rest rather than after it). Returns the results folder. grade/
+    test_dependencies reads the scores, test_no_leaks what students receive: the same files graded
+    with the same options twice would cost the time and test nothing more."""
+    from attnlab import grade, samples
+
+    import bug_corpus
+
+    folder = tmp_path_factory.mktemp("graded-by-default")
+    subs = folder / "submissions"
+    subs.mkdir()
+    samples.copy_all(into=subs)
+    corpus = bug_corpus.load()
+    for overlay in corpus.BUGS:
+        (subs / f"bug_{overlay.stem}.py").write_text(corpus.compose(overlay), encoding="utf-8")
+    fixtures = paths.kit_root() / "tests" / "fixtures" / "grade"
+    twin = (fixtures / "twin.py").read_text()
+    (subs / "a_reads_tests.py").write_text(
+        twin + "\n\n" + (fixtures / "hostile" / "read_and_print_tests.py").read_text()
+    )
+    grade.main(submissions=[subs], out=folder / "results", progress=False)
+    return folder / "results"

@@ -22,10 +22,9 @@ import nbformat
 import pytest
 import yaml
 
-from attnlab import build, course, grade, paths, samples, student_tool
+from attnlab import build, course, paths, samples, student_tool
 from attnlab.quiz import bank, notebook
 
-FIXTURES = paths.kit_root() / "tests" / "fixtures" / "grade"
 ARRAY_DUMP = re.compile(r"\[\[|(?:-?\d+\.\d+[,\s]+){6,}")
 
 
@@ -180,24 +179,23 @@ def student_build(course_dir: Path, out: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def received(dist, tmp_path_factory):
-    """{where: text} for everything students receive, grading feedback included."""
-    subs = tmp_path_factory.mktemp("subs")
-    samples.copy_all(into=subs)
-    twin = (FIXTURES / "twin.py").read_text()
-    (subs / "reads_tests.py").write_text(twin + "\n\n" + (FIXTURES / "hostile" / "read_and_print_tests.py").read_text())
-    out = tmp_path_factory.mktemp("results")
-    grade.main(submissions=[subs], out=out, progress=False)
+def received(dist, graded_by_default):
+    """{where: text} for everything students receive, grading feedback included: that of every
+    sample (the untouched stub too) and of one that tries to print every test file, read from the
+    session's grading with the default options. The one-bug submissions graded there too are left
+    out: their feedback names blocks as ``[[cos, -sin], [sin, cos]]``, prose that ARRAY_DUMP would
+    take for an array."""
+    graded = {p.stem for p in samples.bundled()} | {"untouched_stub_score_zero", "a_reads_tests"}
     texts = received_from(dist)
     for path in paths.release_dir().rglob("*"):
         if path.is_file() and "__pycache__" not in path.parts:
             texts[f"release:{path.name}"] = path.read_text()
-    for feedback in out.glob("submissions/*/feedback.md"):
-        texts[f"feedback:{feedback.parent.name}"] = feedback.read_text()
-    for results in out.glob("submissions/*/results.json"):
-        data = json.loads(results.read_text())
+    for name in sorted(graded):
+        folder = graded_by_default / "submissions" / name
+        texts[f"feedback:{name}"] = (folder / "feedback.md").read_text()
+        data = json.loads((folder / "results.json").read_text())
         shown = [data.get("output", "")] + [t.get("output", "") for t in data["tests"]]
-        texts[f"results:{results.parent.name}"] = "\n".join(shown)
+        texts[f"results:{name}"] = "\n".join(shown)
     return texts
 
 
@@ -217,7 +215,7 @@ def test_does_graded_feedback_never_dump_an_array(received):
 
 @pytest.mark.slow
 def test_did_the_test_reading_submission_really_try(received):
-    assert "feedback:reads_tests" in received
+    assert "feedback:a_reads_tests" in received
 
 
 # ---- the scan finds leaks planted in a copy of the course ------------------------------------------

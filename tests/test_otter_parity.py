@@ -1,36 +1,27 @@
 """The built autograder zip under real `otter run`: the reference, the stub and every sample."""
 
-import shutil
-from pathlib import Path
-
-import nbformat
 import pytest
 
-from attnlab import build, paths, release, samples
-from otter_runs import otter_results
+from attnlab import build, samples
 
 pytestmark = pytest.mark.slow
 
 
-def otter_score(dist: Path, submission: Path, tmp_path: Path) -> float:
-    return otter_results(dist / "autograder.zip", submission, tmp_path)["score"]
+def otter_score(otter_on_course: dict, name: str) -> float:
+    """otter's score for one of the course's own files (``otter_on_course`` ran it)."""
+    return next(results["score"] for path, results in otter_on_course.items() if path.name == name)
 
 
-def test_does_the_reference_py_score_full_marks(dist, tmp_path):
-    sub = tmp_path / "reference.py"
-    sub.write_text(release.solution.reference_source(paths.solution_file()))
-    assert otter_score(dist, sub, tmp_path) == build.points_possible()
+def test_does_the_reference_py_score_full_marks(otter_on_course):
+    assert otter_score(otter_on_course, "reference.py") == build.points_possible()
 
 
-def test_does_the_solved_notebook_score_full_marks(dist, tmp_path):
-    sub = tmp_path / "solved.ipynb"
-    nbformat.write(release.notebook(solved=True), sub)
-    assert otter_score(dist, sub, tmp_path) == build.points_possible()
+def test_does_the_solved_notebook_score_full_marks(otter_on_course):
+    assert otter_score(otter_on_course, "solved.ipynb") == build.points_possible()
 
 
-def test_does_the_untouched_notebook_score_zero(dist, tmp_path):
-    sub = shutil.copy(paths.release_dir() / f"{paths.ASSIGNMENT}.ipynb", tmp_path / "stub.ipynb")
-    assert otter_score(dist, Path(sub), tmp_path) == 0
+def test_does_the_untouched_notebook_score_zero(otter_on_course):
+    assert otter_score(otter_on_course, "stub.ipynb") == 0
 
 
 SAMPLES = samples.bundled()

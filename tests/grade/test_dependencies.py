@@ -1,31 +1,20 @@
 """Each mistake costs points once, in its own function: the call graph from the solution, the grading
 order it gives, and references lent to the callers of a function that fails its own cases."""
 
-import importlib.util
 import json
 import zipfile
-from pathlib import Path
 
 import pytest
 
 from attnlab import build, paths, release, testfiles
-from attnlab.grade import calls, main
+from attnlab.grade import calls
 from attnlab.grade.runner import Grader, Limits
 from attnlab.grade.session import Zygote
 
-
-def _corpus():
-    """The bug corpus test's module: its list of bugs and its composition with the correct base."""
-    path = Path(__file__).resolve().parents[1] / "autograder" / "test_bug_corpus.py"
-    spec = importlib.util.spec_from_file_location("bug_corpus", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+import bug_corpus
 
 
-_CORPUS = _corpus()
-BUGS, compose = _CORPUS.BUGS, _CORPUS.compose
+BUGS = bug_corpus.load().BUGS
 
 # What each bundled sample gets wrong, by the functions that hold the mistake (its name says how it
 # scores). A sample whose mistake is in a function others call (no_scaling, softmax_over_queries:
@@ -112,18 +101,10 @@ def test_does_the_autograder_zip_carry_the_graph_that_attnlab_grade_uses(tmp_pat
 
 
 @pytest.fixture(scope="module")
-def one_run(tmp_path_factory):
-    """Every bug of the corpus (composed with its correct base) and every sample, graded in one run."""
-    folder = tmp_path_factory.mktemp("mistakes")
-    subs = folder / "submissions"
-    subs.mkdir()
-    for overlay in BUGS:
-        (subs / f"bug_{overlay.stem}.py").write_text(compose(overlay), encoding="utf-8")
-    for sample in paths.sample_submissions_dir().iterdir():
-        if sample.stem in SAMPLE_MISTAKES:
-            (subs / sample.name).write_bytes(sample.read_bytes())
-    main(submissions=[subs], out=folder / "results", progress=False)
-    found = [json.loads(p.read_text()) for p in (folder / "results" / "submissions").glob("*/results.json")]
+def one_run(graded_by_default):
+    """Every bug of the corpus (composed with its correct base) and every sample, graded in one run
+    (the session's, which test_no_leaks reads too)."""
+    found = [json.loads(p.read_text()) for p in (graded_by_default / "submissions").glob("*/results.json")]
     return {results["extra_data"]["submission"]: results for results in found}
 
 
