@@ -109,7 +109,7 @@ def test_does_any_message_read_or_raise_wire_error(kind, rest):
 
 def test_does_a_lent_functions_call_on_one_array_arrive_as_sent():
     """A lent function's call sent the general way, on one array or more, with keywords or another
-    dtype: the same body out as in (the short form is ``call_short``'s, tested below)."""
+    dtype: the same body out as in (the short form is ``caller``'s, tested below)."""
     mine, theirs = socket.socketpair()
     try:
         sender, receiver = wire.Endpoint(mine, lambda k, b: None), wire.Endpoint(theirs, lambda k, b: None)
@@ -231,9 +231,9 @@ def test_does_a_call_on_one_array_get_any_reply_the_general_way_too():
             thread = _peer(theirs, act)
             if name == "another id":
                 with pytest.raises(wire.WireError):
-                    endpoint.call_short(3, x)
+                    endpoint.caller(3)(x)
                 continue
-            status, body = endpoint.call_short(3, x)
+            status, body = endpoint.caller(3)(x)
             thread.join(5)
             parsed = wire.Endpoint(theirs, lambda k, b: None)._parse(seen[0])
             assert parsed[:3] == ("req", parsed[1], "cb") and parsed[3][0] == 3 and not parsed[3][2]
@@ -272,7 +272,7 @@ def test_does_any_frame_end_a_wait_with_a_reply_or_wire_error(kind, rest, short)
         theirs.shutdown(socket.SHUT_WR)  # then nothing more: a frame that is not the reply ends in ChannelClosed
         try:
             if short:
-                endpoint.call_short(5, x)
+                endpoint.caller(5)(x)
             else:
                 endpoint.request("names", False, wire.Deadline(5))
         except wire.WireError:

@@ -574,7 +574,7 @@ class Endpoint:
         """Send ("req", id, kind, body), ("ok", id, body) or ("err", id, body)."""
         body = msg[-1]
         # (the hot request, a checker calling its probe on one array, has a short form of its own:
-        # ``call_short`` builds it)
+        # ``caller`` builds it)
         out: list[bytes] = [b"", _HEAD.pack(_KINDS[msg[0]], msg[1])]
         if msg[0] == "req":
             kind = msg[2].encode()
@@ -694,10 +694,6 @@ class Endpoint:
             return self._reply(rid, None)
         finally:
             self.deadline = outer
-
-    def call_short(self, hid: int, x: np.ndarray) -> tuple[str, Any]:
-        """``request("cb", (hid, (x,), {}))`` for one array ``x``: ``caller(hid)(x)``."""
-        return self.caller(hid)(x)
 
     def caller(self, hid: int) -> Callable[[np.ndarray], tuple[str, Any]]:
         """``request("cb", (hid, (x,), {}))`` for one array ``x``, the hot request of the student's
