@@ -33,10 +33,10 @@ def unpacked(wheel, tmp_path_factory):
 
 
 def _student(site, cwd, *args):
-    """The student's `attnlab ...`, run from the unpacked wheel only."""
+    """The student's `attnlab ...` (the entry point the wheel declares), run from the unpacked wheel only."""
     env = dict(os.environ, PYTHONPATH=str(site))
     return subprocess.run(
-        [sys.executable, "-c", "from attnlab.cli import student; student()", *args],
+        [sys.executable, "-c", "from attnlab.cli import student_program; student_program()", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
