@@ -8,16 +8,14 @@ inside the commands, so that ``attnlab check`` starts fast. ``student`` is the s
 
 from __future__ import annotations
 
-import atexit
 import importlib
-import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
-from . import __version__, paths
+from . import __version__, importpath, paths
 
 
 class _Commands(click.Group):
@@ -314,11 +312,8 @@ def demo(out: Path, course: Path | None, assignment: str | None):
 
 
 def run(command: click.Command) -> NoReturn:
-    """``command`` as a program: its exit code, without the interpreter's teardown, which frees every
-    module (numpy, the engine, the tests) for 50-100 ms after the work is done. What that teardown
-    would do that matters still happens: atexit handlers run (temporary folders' clean-up among
-    them) and the standard streams are flushed; the trusted side's only threads are daemons, and
-    it writes files through ``with`` blocks, never leaving one for the teardown to close."""
+    """``command`` as a program: its exit code, without the interpreter's teardown
+    (``importpath.exit_now``)."""
     try:
         command.main()  # standalone: always ends in SystemExit
         code: Any = 0
@@ -329,13 +324,7 @@ def run(command: click.Command) -> NoReturn:
     elif not isinstance(code, int):  # as the interpreter does with sys.exit("message")
         print(code, file=sys.stderr)
         code = 1
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe: nobody is reading
-            pass
-    os._exit(code)
+    importpath.exit_now(code)
 
 
 def student_program() -> NoReturn:
