@@ -20,6 +20,11 @@ One run measures (issue 23's targets in brackets):
    graded cold; the time per submission at the larger size against the smaller [<= 1.10], and
    the peak memory of the batch process itself (not its workers) at each size.
 
+6. the floor: the small class's files graded by the same test files in one process with no
+   isolation, no limits and no protocol (what any engine must at least spend: the students' code
+   and the tests' own work), as CPU time on one core; with the machine's cores, the best ratio
+   against otter that any engine could reach on this machine with these tests.
+
 ``--short`` is a quick look (N = 12, 3 copies, scale 50,500): its ratios are indicative only.
 The machine's core count and load average (start and end) are printed with the figures.
 """
@@ -74,6 +79,52 @@ def ours(subs: Path, out: Path, ag: Path) -> tuple[float, int]:
         text=True,
     )
     return time.perf_counter() - start, int(done.stdout.split()[-1])
+
+
+# the floor: every file's cells executed into a namespace of its own (an erroring cell stops only
+# itself, as in otter; grader.check does nothing) and every case of every test file called on it,
+# in this one process; prints the CPU seconds it took
+FLOOR = """
+import sys, time, types
+from pathlib import Path
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from attnlab import testfiles
+from attnlab.grade import source
+tests = testfiles.load_dir(Path(sys.argv[2]))
+otter = types.ModuleType("otter")
+otter.Notebook = type("Notebook", (), {"__init__": lambda self, *a, **k: None, "check": lambda self, *a, **k: None})
+sys.modules["otter"] = otter
+start = time.process_time()
+for path in sys.argv[3:]:
+    env = {"__name__": "__main__"}
+    for cell in source.cells(Path(path)):
+        try:
+            exec(compile(cell, path, "exec"), env)
+        except BaseException:
+            pass
+    with np.errstate(all="ignore"):
+        for tf in tests:
+            for case in tf.cases:
+                try:
+                    testfiles.call_case(case, env)
+                except BaseException:
+                    pass
+print(time.process_time() - start)
+"""
+
+
+def floor_seconds(files: list[Path], tests_dir: Path, support_dir: Path) -> float:
+    """CPU seconds on one core to grade ``files`` in one process with no isolation (``FLOOR``)."""
+    done = subprocess.run(
+        [sys.executable, "-c", FLOOR, str(support_dir), str(tests_dir), *map(str, files)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tempfile.gettempdir(),
+        env=dict(os.environ, MPLBACKEND="Agg"),
+    )
+    return float(done.stdout.split()[-1])
 
 
 def _rounded(results: dict) -> dict[str, float]:
@@ -222,6 +273,10 @@ def main() -> int:
             shutil.rmtree(tmp / f"ours-cheap{n}")
         per_small, per_large = (linear[n][0] / n for n in (small_n, large_n))
 
+        # 6. the floor
+        floor = statistics.median(floor_seconds(files, ag / "tests", ag / "files") for _ in range(3)) / len(files)
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
         def row(what: str, value: str, target: str) -> None:
             print(f"{what:<44} {value:<44} {target}")
 
@@ -248,6 +303,9 @@ def main() -> int:
                 "",
             )
         row(f"linear: per submission at {large_n} / at {small_n}", f"{per_large / per_small:.3f}", "target <= 1.10")
+        row("floor: in one process, no isolation", f"{1000 * floor:.0f} ms of CPU per file (median of 3)", "")
+        row(f"  best ratio any engine could reach ({cores} cores)", f"{per_file * cores / floor:.0f}x", "")
+        row("  attnlab's time per file, class / floor", f"{class_time / class_n * cores / floor:.1f}", "")
         return 0 if not disagree else 1
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -8,7 +8,8 @@ names it defines: its set-up is done by then), ``Sandbox.kill`` without waiting,
 submission. Its cost is the CPU of the zygote and every process it started (reaped: the zygote's
 own and its children's times), and of this process, per sandbox; the zygote and this process share
 one core, as a worker and its zygote do. The baseline is an interpreter with the same imports
-(numpy, the zygote's preloads, the assignment's) that forks a child that exits at once, as often.
+(numpy and the zygote's ``PRELOAD``: a submission that imports none of the slow optional modules,
+``preloads.py``, gets no more) that forks a child that exits at once, as often.
 Prints the median of ``--rounds`` of each and their ratio, with the machine's core count and load.
 """
 
@@ -66,7 +67,7 @@ def sandbox_seconds(n: int, cpu: int) -> tuple[float, str]:
         cpu=cpu,
     )
     try:
-        for _ in range(2):  # the trial's sandbox, and the first forked after the deferred preloads
+        for _ in range(2):  # the trial's sandbox, and the first forked on request
             sb = zygote.spawn(Output())
             sb.request("names", False, 20, "listing names")
             sb.kill()
@@ -103,10 +104,8 @@ def main() -> None:
         return
     sys.path.insert(0, str(ROOT / "src"))
     from attnlab.grade import sandbox as zygote_side
-    from attnlab.grade.worker import sandbox_config
 
-    allowed = sandbox_config(ROOT / "autograder" / "pe_attention" / "tests")["preload"]
-    modules = ["numpy", *zygote_side.PRELOAD, *zygote_side.DEFERRED, *allowed]
+    modules = ["numpy", *zygote_side.PRELOAD]
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MPLBACKEND="Agg")
     load_before = os.getloadavg()[0]
     sandboxes, forks, mode = [], [], ""

@@ -16,7 +16,7 @@ from . import paths
 
 CALL_TIMEOUT = 10.0  # as `attnlab grade`'s default --timeout
 MEMORY_MB = 2048  # as `attnlab grade`'s default --memory-mb
-# Half of checking a notebook that plots is importing pyplot: when the submission names it, the
+# Half of checking a notebook that plots is importing pyplot: when the submission imports it, the
 # zygote imports it while this process loads the tests, instead of the sandbox after them.
 PLOTTING = "matplotlib.pyplot"
 
@@ -62,14 +62,14 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
     except (OSError, ValueError) as e:  # paths.CourseError is a ValueError
         print(f"attnlab check: {e}", file=sys.stderr)
         return 2
-    from .grade import launch, source
+    from .grade import launch, preloads, source
     from .grade.limits import Limits
 
     limits = Limits.from_timeout(CALL_TIMEOUT, MEMORY_MB)
     try:
-        plots = any("matplotlib" in cell for cell in source.cells(path))
+        cells = source.cells(path)
     except (OSError, ValueError):  # an unreadable notebook: the grader says why
-        plots = False
+        cells = []
     # the student's own code on the student's own machine: the grader's process model and limits,
     # with the student's own packages (no allow-list view: there is nothing here to hide). Started
     # first: it imports numpy (and pyplot) while this process imports the engine and loads the tests
@@ -78,7 +78,7 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
         gid=None,
         memory_mb=MEMORY_MB,
         cpu_seconds=int(limits.wall) + 5,
-        preload=(PLOTTING,) if plots else (),
+        preload=(PLOTTING,),
         isolate=False,
     )
     from .grade import calls
@@ -86,6 +86,7 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
     from .grade.session import Zygote
 
     zygote = Zygote.of(launched)
+    zygote.expect(preloads.wanted(zygote.optional, cells))
     try:
         # the call graph (the release's calls.json) orders the questions and points a failure at
         # the callee that causes it; the public tests lend no reference

@@ -7,11 +7,11 @@ import textwrap
 from attnlab.grade.session import Output
 
 
-def run(zygote, code: str, timeout: float = 20):
-    """Execute ``code`` (which defines ``probe()``) as a submission in a new sandbox; (the sandbox,
-    what ``probe()`` returns)."""
+def run(zygote, code: str, timeout: float = 20, wants=None):
+    """Execute ``code`` (which defines ``probe()``) as a submission in a new sandbox (asked for with
+    ``wants``, as ``Zygote.spawn``); (the sandbox, what ``probe()`` returns)."""
     code = textwrap.dedent(code)
-    sb = zygote.spawn(Output())
+    sb = zygote.spawn(Output(), wants=wants)
     sb.request("load", [code], timeout, "compiling")
     for j in range(len(ast.parse(code).body)):
         err = sb.request("exec", (0, j), timeout, "executing")

@@ -72,25 +72,26 @@ def test_does_a_top_level_loop_end_with_a_message_within_the_statement_limit(tmp
 
 
 def test_does_the_zygote_import_pyplot_meanwhile_when_a_submission_plots(tmp_path, monkeypatch, capsys):
-    """Half of checking the notebook (it plots) is importing pyplot: the zygote does it while the
-    tests load; a submission that does not name matplotlib never pays for it."""
-    from attnlab.grade import launch
+    """Half of checking a notebook that plots is importing pyplot: the zygote is asked for it before
+    the tests load, and imports it meanwhile; a submission that imports no matplotlib never pays
+    for it (``%matplotlib inline`` imports nothing)."""
+    from attnlab.grade.session import Zygote
 
     asked = []
-    zygote = launch.zygote
+    expect = Zygote.expect
 
-    def recording(**kw):
-        asked.append(kw["preload"])
-        return zygote(**kw)
+    def recording(self, wants):
+        asked.append(sorted(wants))
+        return expect(self, wants)
 
-    monkeypatch.setattr(launch, "zygote", recording)
+    monkeypatch.setattr(Zygote, "expect", recording)
     twin = (FIXTURES / "twin.py").read_text()
     (tmp_path / "plots.py").write_text(twin + "\nimport matplotlib.pyplot as plt\nplt.plot([1, 2])\n")
-    (tmp_path / "plain.py").write_text(twin)
+    (tmp_path / "plain.py").write_text(twin + "\n# %matplotlib inline, in a comment\n")
     shutil.copytree(paths.public_tests_dir(paths.ASSIGNMENT), tmp_path / "tests")
     assert check.main(submission=tmp_path / "plots.py", question="sinusoidal_pe") == 0
     assert check.main(submission=tmp_path / "plain.py", question="sinusoidal_pe") == 0
-    assert asked == [("matplotlib.pyplot",), ()]
+    assert asked == [["matplotlib.pyplot"], []]
 
 
 @pytest.mark.skipif(not can_refuse_userns(), reason=WHY_NOT_WITHOUT_USERNS)

@@ -146,7 +146,7 @@ def test_do_questions_lent_the_same_reference_share_one_fresh_sandbox(zygote, mo
     sample = paths.sample_submissions_dir() / "no_scaling_score_partial.py"
     spawned = []
     spawn = zygote.spawn
-    monkeypatch.setattr(zygote, "spawn", lambda output: spawned.append(output) or spawn(output))
+    monkeypatch.setattr(zygote, "spawn", lambda output, **kw: spawned.append(output) or spawn(output, **kw))
     tests = paths.tests_dir()
     graph = calls.for_tests(tests)["calls"]
     report = Grader(zygote, tests, paths.autograder_dir() / "support", DEFAULT_LIMITS, calls=graph).grade(sample)

@@ -1,5 +1,6 @@
-"""A worker's start: its zygote ready before the slow preloads, the allow-list the same whatever the
-zygote imported first, and every sandbox on its worker's core, the first one too."""
+"""A worker's start: its zygote imports a slow optional module only for a submission that is going to
+use it, the allow-list is the same whatever the zygote imported first, and every sandbox runs on its
+worker's core, the first one too."""
 
 import json
 import os
@@ -21,7 +22,7 @@ CORES = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else
 
 @pytest.fixture(scope="module")
 def zygote():
-    """A worker's zygote for the kit's assignment (``sandbox.yaml``: matplotlib, pyplot preloaded),
+    """A worker's zygote for the kit's assignment (``sandbox.yaml``: matplotlib, pyplot optional),
     on the last core."""
     from attnlab.grade import worker
 
@@ -41,9 +42,10 @@ def _cores_of(pid: int) -> str:
         return next(line.split(":", 1)[1].strip() for line in f if line.startswith("Cpus_allowed_list:"))
 
 
-# what the zygote imports after it is ready (sandbox.DEFERRED and the assignment's preload), and
-# what those bring along that needs a shared library of its own (hashlib: libcrypto; uuid: libuuid)
-DEFERRED_IMPORTS = """
+# the zygote's optional modules (preloads.OPTIONAL and the assignment's preload), and what those
+# bring along that needs a shared library of its own (hashlib: libcrypto; uuid: libuuid)
+OPTIONAL = ["numpy.testing", "IPython.core.inputtransformer2", "matplotlib.pyplot"]
+OPTIONAL_IMPORTS = """
 import sys
 PRELOADED = "matplotlib.pyplot" in sys.modules
 import hashlib, io, uuid
@@ -86,17 +88,45 @@ def test_is_a_worker_s_first_sandbox_on_its_core_like_the_next():
     assert seen == [str(cpu), str(cpu)]
 
 
-def test_can_the_first_sandbox_import_what_the_zygote_imports_after_it(zygote):
-    """The first sandbox is forked before the deferred preloads; the allow-list must still hold
-    every file they need, and the sandboxes forked after them have them already."""
+def test_can_a_sandbox_import_the_optional_modules_itself_and_have_them_once_wanted(zygote):
+    """A submission whose text names none of them (an import by a name built at run time) imports
+    them in its sandbox: the allow-list must hold every file they need. One that names them gets a
+    sandbox forked after the zygote imported them."""
+    assert sorted(zygote.optional) == sorted(OPTIONAL)
     expected = ("agg", b"\x89PNG", True, "2d711642", 36)
-    first, found = run(zygote, DEFERRED_IMPORTS, timeout=60)
+    first, found = run(zygote, OPTIONAL_IMPORTS, timeout=60)
     first.kill()
-    assert found[0] is False or zygote.mode not in ("root", "userns")  # only namespace modes keep the trial
-    assert tuple(found[1:]) == expected
-    later, found = run(zygote, DEFERRED_IMPORTS, timeout=60)
+    assert tuple(found) == (False, *expected)
+    later, found = run(zygote, OPTIONAL_IMPORTS, timeout=60, wants=OPTIONAL)
     later.kill()
     assert tuple(found) == (True, *expected)
+
+
+LOADED = """
+import sys
+LOADED = sorted(name for name in ("numpy.testing", "IPython.core.inputtransformer2", "matplotlib") if name in sys.modules)
+def probe():
+    return LOADED
+"""
+
+
+def test_does_the_zygote_import_an_optional_module_only_for_a_submission_that_wants_it():
+    """Sandboxes asked for with nothing wanted have none of the slow optional modules, however many
+    there were; the first that wants pyplot has it, though a spare sandbox was forked before the
+    zygote imported it (that spare is ended, not handed out); and every later sandbox has it."""
+    from attnlab.grade import worker
+
+    config = {"tests_dir": str(paths.tests_dir()), "limits": Limits().__dict__, "isolate": True}
+    z = Zygote.of(worker.launch_zygote(config))
+    seen = []
+    try:
+        for wants in (None, None, None, ["matplotlib.pyplot"], None):
+            sb, found = run(z, LOADED, timeout=60, wants=wants)
+            sb.kill()
+            seen.append(found)
+    finally:
+        z.close()
+    assert seen == [[], [], [], ["matplotlib"], ["matplotlib"]]
 
 
 VIEW = """
@@ -112,7 +142,8 @@ print(json.dumps(allowlist.view(["numpy", "matplotlib"])))
 
 
 def test_is_the_allow_list_the_same_whatever_the_zygote_imported_first():
-    """The zygote computes it before its slow preloads: what they load must be in it already."""
+    """The zygote computes it before it imports any optional module: what they load must be in it
+    already."""
 
     def view(*imports: str) -> list:
         out = subprocess.run(
@@ -149,27 +180,6 @@ def test_does_the_cache_list_every_library_the_loader_knows():
     if not Path(allowlist.LD_CACHE).is_file():
         pytest.skip("no /etc/ld.so.cache here")
     assert "libc.so.6" in cache and all(os.path.isabs(p) for p in cache["libc.so.6"])
-
-
-def test_is_a_sandbox_asked_for_while_the_preloads_import_forked_once_they_are_done():
-    """The second sandbox is asked for at once, while the zygote's thread still imports pyplot
-    (which takes logging's lock, among others): it must come, with pyplot, not hang or half-done."""
-    from attnlab.grade import worker
-
-    config = {"tests_dir": str(paths.tests_dir()), "limits": Limits().__dict__, "isolate": True}
-    z = Zygote.of(worker.launch_zygote(config))
-    try:
-        first = z.spawn(Output())
-        second, found = run(
-            z,
-            "import sys\nPRELOADED = 'matplotlib.pyplot' in sys.modules\ndef probe():\n    return PRELOADED\n",
-            timeout=60,
-        )
-        first.kill()
-        second.kill()
-    finally:
-        z.close()
-    assert found is True
 
 
 @pytest.mark.parametrize("module", ["attnlab.grade.worker", "attnlab.grade.batch", "attnlab.grade.launch"])

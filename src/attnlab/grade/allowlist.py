@@ -8,7 +8,7 @@ object under the allowed trees (the standard library's extension modules and the
 the interpreter, name the libraries they need (ELF ``DT_NEEDED``), which are looked up as the
 dynamic loader looks them up (``RPATH``/``RUNPATH``, ``LD_LIBRARY_PATH``, ``/etc/ld.so.cache``, the
 default folders), and so on for those. So the view is the same whatever the zygote imported before
-computing it, and the zygote may import its optional preloads after its first sandbox is forked.
+computing it, and the zygote may import its optional modules (``preloads.py``) at any later time.
 Loaded by file path: imports nothing from attnlab.
 """
 

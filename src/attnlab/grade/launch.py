@@ -31,12 +31,14 @@ class Launched:
 
     def __init__(self, proc: subprocess.Popen, ctl: socket.socket):
         self.proc, self.ctl = proc, ctl
+        self.preload: tuple[str, ...] = ()
 
     def allow(
         self, *, uid: int | None, gid: int | None, packages: tuple[str, ...] = (), preload: tuple[str, ...] = ()
     ) -> None:
         """The rest of the zygote's options (``session.Zygote`` says what they mean); it waits for
         them once it has imported numpy."""
+        self.preload = tuple(preload)
         message = dict(uid=uid, gid=gid, packages=list(packages), preload=list(preload))
         self.ctl.sendall(json.dumps(message).encode())
 

@@ -108,14 +108,25 @@ WORKER_TO_ZYGOTE = (
         "allow",
         "worker",
         "first and once, as JSON (launch.Launched.allow): the sandboxes' user id and group id, and "
-        "the assignment's packages and preloads; the zygote reads it once it has imported numpy",
+        "the assignment's packages and its slow optional modules (sandbox.yaml's preload); the zygote "
+        "reads it once it has imported numpy",
         "none: the zygote's ('ready', mode, what isolates its sandboxes) comes once it is ready",
+        "60 s socket timeout",
+    ),
+    Message(
+        "load",
+        "worker",
+        "(modules,): optional ones (preloads.OPTIONAL and the assignment's) that a submission is going "
+        "to import, named before its spawn (attnlab check, while it loads its tests)",
+        "none: the zygote imports them, once, before it reads the next request",
         "60 s socket timeout",
     ),
     Message(
         "spawn",
         "worker",
-        "() with two file descriptors: the channel and the output pipe",
+        "(modules,) with two file descriptors: the channel and the output pipe. The zygote first "
+        "imports those of the optional modules it has not imported yet (preloads.wanted: read off the "
+        "submission's text) and ends a sandbox it started before them",
         "('spawned', sandbox pid, CPU-time file or None), with two file descriptors in place of the "
         "worker's when the sandbox was started before the request (the zygote's trial's, or, with "
         "namespaces, the one it starts after each spawn; never used before)",

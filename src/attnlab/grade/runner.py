@@ -37,7 +37,7 @@ from typing import Any
 
 from .. import testfiles
 from . import calls as call_graph
-from . import source
+from . import preloads, source
 from .limits import Limits
 from .messages import failure_message, misconception
 from .session import Output, Sandbox, StudentError, StudentFunction, StudentTimeout, Zygote
@@ -173,6 +173,7 @@ class _Run:
         except Exception as e:  # noqa: BLE001 - an unreadable notebook scores zero, with a reason
             self.cells = []
             self.stopped = f"the submission could not be read ({type(e).__name__}: {str(e)[:200]})"
+        self.wants = preloads.wanted(self.g.zygote.optional, self.cells)
         try:
             if not self.stopped:
                 self.boot(first=True)
@@ -291,7 +292,7 @@ class _Run:
 
     def execute(self, first: bool) -> bool:
         try:
-            sb = self.sandbox = self.g.zygote.spawn(self.output)
+            sb = self.sandbox = self.g.zygote.spawn(self.output, wants=self.wants)
         except (RuntimeError, OSError) as e:
             self.stopped = f"no sandbox could be started ({e})"
             return False

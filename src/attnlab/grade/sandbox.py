@@ -3,7 +3,8 @@ executes the submission and answers the trusted grader's requests over the narro
 (``protocol.py`` lists them).
 
 Run as ``python -I sandbox.py CONFIG_JSON`` with the control socket on fd 3. The zygote imports
-numpy and the assignment's preloads once and then, per submission, forks a process that enters new
+numpy once (and a slow optional module once a submission is going to use it, ``preloads.py``) and
+then, per submission, forks a process that enters new
 mount, PID, IPC, UTS and network namespaces (with a cgroup of its own where the machine has them),
 pivots into a copy of the allow-list root that the zygote built once (``Template``,
 ``jail.prepare_root``, ``jail.enter_root``, ``allowlist.view``), drops every privilege and
@@ -12,8 +13,8 @@ namespace: when it dies, everything it started dies with it. Where namespaces ar
 sandbox confines itself with Landlock instead (``landlock.py``: the same allow-list, and a scratch
 folder of its own) and the stricter system-call allow-list for a shared host; the zygote, a
 subreaper, ends what it started. The zygote never loads a test file. This file imports nothing
-from attnlab: its siblings ``wire.py``, ``jail.py``, ``allowlist.py``, ``landlock.py`` and
-``syscalls.py`` are loaded by path.
+from attnlab: its siblings ``wire.py``, ``jail.py``, ``allowlist.py``, ``landlock.py``,
+``syscalls.py`` and ``preloads.py`` are loaded by path.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ jail = _load("jail")
 allowlist = _load("allowlist")
 syscalls = _load("syscalls")
 landlock = _load("landlock")
+preloads = _load("preloads")
 
 NAMESPACES = ("root", "userns")  # the modes with namespaces; "landlock" and "none" share the host
 ROOT_WORK = "/tmp/work"  # a namespace sandbox's scratch folder, in the private /tmp of its own root
@@ -133,10 +135,6 @@ PRELOAD = (
     "numpy.random",
     "numpy.fft",
 )
-# Imported once the zygote is ready, with the assignment's own preloads (``sandbox.yaml``: pyplot,
-# half a second): the first sandbox runs meanwhile, and every later one is forked after them
-# (``_Deferred``). The allow-list does not depend on them (``allowlist.needed_libraries``).
-DEFERRED = ("numpy.testing", "IPython.core.inputtransformer2")
 
 
 def describe_error(e: BaseException) -> tuple[str, str, str]:
@@ -632,7 +630,9 @@ class Zygote:
         self.template: Template | None = None
         # a sandbox ready for the next spawn: (pid, channel, output pipe, CPU-time file)
         self.spare: tuple[int, int, int, str | None] | None = None
-        self.deferred: _Deferred | None = None  # preloads still being imported: finished before a fork
+        # imported once a submission is going to use one (``preloads``), before its sandbox is forked
+        self.optional: tuple[str, ...] = ()
+        self.imported: set[str] = set()
         # (``fork_alone``) the pipe whose write end only this process holds, and its PID namespace
         self.alive: tuple[int, int] | None = None
         self.pid_namespace = -1
@@ -702,8 +702,6 @@ class Zygote:
 
     def spawn(self, chan_fd: int, out_fd: int, mode: str) -> tuple[int, str | None]:
         """Fork one sandbox; returns its pid and the file that counts its CPU time (or None)."""
-        if self.deferred is not None:
-            self.deferred.finish()
         self.count += 1
         cgroup = None
         if mode == "root":
@@ -740,6 +738,21 @@ class Zygote:
         pid = waited if direct else int(line)
         self.running[pid] = running
         return pid, _cpu_file(cgroup)
+
+    def load(self, names: list) -> None:
+        """Import those of ``names`` that are optional and not imported yet, so that the sandbox
+        forked next has them; a spare forked before is ended."""
+        new = [n for n in names if n in self.optional and n not in self.imported]
+        if not new:
+            return
+        self.imported.update(new)
+        _preload(new)
+        if self.spare is not None:
+            pid, chan_fd, out_fd, _ = self.spare
+            self.spare = None
+            os.close(chan_fd)
+            os.close(out_fd)
+            self.kill(pid, wait=False)
 
     def fork_alone(self) -> int:
         """Fork a child that is the first process of a new PID namespace (``os.fork``'s result),
@@ -1047,46 +1060,6 @@ def _preload(names) -> None:
     gc.freeze()
 
 
-class _Deferred:
-    """The zygote's slow preloads (``DEFERRED`` and the assignment's), imported on a thread of its
-    own once the zygote is ready: its first sandbox (the trial's) grades meanwhile, and a spare or a
-    kill is answered at once. ``Zygote.spawn`` waits for the thread (``finish``) before it forks,
-    so that every later sandbox has them and no fork copies a half-done import or a lock the thread
-    holds. (Not in an ``os.register_at_fork`` hook: another module's hook, such as logging's, may
-    take a lock there that the importing thread needs.) The thread may run on any core the zygote
-    was given: the zygote's own thread is pinned to its worker's."""
-
-    def __init__(self, names: list[str], cores: set[int] | None):
-        import threading
-
-        self.thread: threading.Thread | None = threading.Thread(
-            target=self.run, args=(names, cores), name="preload", daemon=True
-        )
-        self.switch = sys.getswitchinterval()
-
-    def start(self) -> None:
-        assert self.thread is not None
-        sys.setswitchinterval(0.0005)  # a request waits for the interpreter lock this long at most
-        self.thread.start()
-
-    @staticmethod
-    def run(names: list[str], cores: set[int] | None) -> None:
-        if cores:
-            os.sched_setaffinity(0, cores)  # this thread's own affinity
-        _preload(names)
-
-    def finish(self) -> None:
-        if self.thread is not None:
-            self.thread.join()
-            self.thread = None
-            sys.setswitchinterval(self.switch)
-            # a joined thread's end in the kernel can lag; Python 3.12+ would count it and warn
-            # that the (safe) fork that follows is unsafe
-            import warnings
-
-            warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
-
-
 def main(config: dict) -> None:
     jail.die_with_parent()
     if os.getppid() != config["parent"]:
@@ -1104,11 +1077,13 @@ def main(config: dict) -> None:
         allowlist.view(config.get("packages", [])) if config.get("isolate", True) else ([], [])
     )
     zygote = Zygote(config)
+    zygote.optional = (*preloads.OPTIONAL, *config.get("preload", []))
     isolate = config.get("isolate", True)
     modes = (["root"] if isolate and os.geteuid() == 0 else []) + (["userns"] if isolate else [])
     if isolate and landlock.abi() >= 1:
         modes.append("landlock")
     _remove_stale_scratch()
+    _preload(())  # what the set-up made (the allow-list view) stays out of the sandboxes' collections too
     if config.get("cpu") is not None and cores is not None:
         # before the first fork (the template's, the trial's): every sandbox shares its worker's
         # core; what came before ran on whichever core was free, beside the worker's own start
@@ -1128,11 +1103,6 @@ def main(config: dict) -> None:
         if _own_user(config):
             jail.sweep(uid=config["uid"], reaped={})  # whatever an earlier run left behind
     ctl.sendall(wire.encode(("ready", zygote.mode, isolation(zygote.mode, config))))
-    # (``attnlab check``, without isolation, forks one sandbox: only what the submission names is
-    # worth importing here, while the check loads its tests; the rest, if used, is imported there)
-    shared = DEFERRED if isolate else ()
-    zygote.deferred = _Deferred([*shared, *config.get("preload", [])], cores)
-    zygote.deferred.start()
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 4)
@@ -1146,6 +1116,8 @@ def main(config: dict) -> None:
             break
         if msg[0] == "spawn" and len(fds) == 2:
             chan_fd, out_fd = fds
+            wants = msg[1] if len(msg) == 2 and isinstance(msg[1], list) else []
+            zygote.load([name for name in wants if isinstance(name, str)])
             if zygote.spare is not None:
                 # started before this request (the trial's, or the one started after the last
                 # spawn): with its own channel and output pipe in place of these
@@ -1164,6 +1136,10 @@ def main(config: dict) -> None:
                 zygote.prespawn()  # the next one, while this one is graded
             except OSError:
                 pass  # none ahead: the next request starts its own
+        elif msg[0] == "load" and len(msg) == 2 and isinstance(msg[1], list):
+            for fd in fds:
+                os.close(fd)
+            zygote.load([name for name in msg[1] if isinstance(name, str)])
         elif msg[0] == "kill" and len(msg) in (2, 3):
             for fd in fds:
                 os.close(fd)

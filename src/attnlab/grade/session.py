@@ -19,7 +19,7 @@ import threading
 import weakref
 from typing import Any, Callable
 
-from . import launch, wire
+from . import launch, preloads, wire
 
 
 class StudentError(Exception):
@@ -96,8 +96,8 @@ class Zygote:
     It starts in the background (numpy, the allow-list, a trial sandbox), so that its owner can load
     the tests meanwhile; ``mode`` and ``spawn`` wait until it is ready. ``packages`` are the
     distributions a submission may import (numpy and IPython always; their dependencies come along);
-    ``preload`` the modules imported once (while its first sandbox runs, before any other is
-    forked); ``cpu`` the core its sandboxes share with their worker (None: any). Once started,
+    ``preload`` slow modules imported once, by the zygote, when a submission is going to use one
+    (``spawn``'s ``wants``, ``preloads.py``); ``cpu`` the core its sandboxes share with their worker (None: any). Once started,
     ``mode`` says how its sandboxes are isolated ("root" or "userns": namespaces; "landlock";
     "none") and ``isolation`` what that means on this machine, in a sentence."""
 
@@ -115,6 +115,8 @@ class Zygote:
     def _adopt(self, launched: launch.Launched) -> None:
         # every attribute is set here: ``of`` does not run ``__init__``
         self.proc, self.ctl = launched.proc, launched.ctl
+        # what ``spawn`` may ask the zygote to import first
+        self.optional: tuple[str, ...] = (*preloads.OPTIONAL, *launched.preload)
         self._mode: str | None = None
         self._isolation = ""
 
@@ -148,12 +150,14 @@ class Zygote:
             raise RuntimeError("the sandbox zygote exited")
         return wire.decode(data)
 
-    def spawn(self, output: Output) -> "Sandbox":
+    def spawn(self, output: Output, *, wants: list[str] | None = None) -> "Sandbox":
+        """A sandbox, its output drained into ``output``; ``wants``: modules of ``optional`` that
+        the submission is going to import, which the zygote imports first (once)."""
         self.ready()
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         out_r, out_w = os.pipe()
         try:
-            socket.send_fds(self.ctl, [wire.encode(("spawn",))], [theirs.fileno(), out_w])
+            socket.send_fds(self.ctl, [wire.encode(("spawn", list(wants or ())))], [theirs.fileno(), out_w])
         finally:
             theirs.close()
             os.close(out_w)
@@ -175,6 +179,12 @@ class Zygote:
             mine.close()
             raise RuntimeError("the sandbox could not be started")
         return Sandbox(self, pid, mine, cpu_file)
+
+    def expect(self, wants: list[str]) -> None:
+        """Have the zygote import ``wants`` (modules of ``optional``) now, before the next spawn
+        asks for them, while this process does other work."""
+        if wants:
+            self.ctl.sendall(wire.encode(("load", list(wants))))
 
     def kill(self, pid: int, *, wait: bool = True) -> tuple[int | None, bool]:
         """Kill the sandbox and everything it started; its wait status (if it was reaped). Without

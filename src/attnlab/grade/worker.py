@@ -82,7 +82,7 @@ def launch_zygote(config: dict) -> launch.Launched:
 def sandbox_config(tests_dir: Path) -> dict[str, tuple[str, ...]]:
     """What the assignment lets a submission import (``sandbox.yaml`` beside its tests folder):
     ``packages``, distributions (numpy and IPython always, dependencies included), and
-    ``preload``, modules imported once before sandboxes are forked."""
+    ``preload``, slow modules the zygote imports once a submission is going to import one."""
     path = tests_dir.parent / "sandbox.yaml"
     data: dict = {}
     if path.is_file():
