@@ -54,3 +54,16 @@ def test_is_the_converter_not_wanted_for_plain_python_with_those_characters(text
 def test_does_a_package_preload_cover_its_submodules():
     """An assignment that preloads ``matplotlib`` wants it for a submission importing pyplot."""
     assert preloads.wanted(("matplotlib",), ["import matplotlib.pyplot as plt\n"]) == ["matplotlib"]
+
+
+def test_is_an_empty_cell_no_end_to_the_scan():
+    assert preloads.wanted(OPTIONAL, ["", "import matplotlib.pyplot as plt\n"]) == ["matplotlib.pyplot"]
+
+
+def test_does_a_huge_submission_cost_the_worker_no_more_than_its_first_megabyte():
+    """Only the first ``SCANNED`` characters are read: an import after them is a miss (the sandbox
+    then imports the module itself), and the scan's time stays bounded."""
+    padding = "x = 1\n" * (preloads.SCANNED // 6 + 1)
+    assert preloads.wanted(OPTIONAL, ["import matplotlib.pyplot\n" + padding]) == ["matplotlib.pyplot"]
+    assert preloads.wanted(OPTIONAL, [padding + "import matplotlib.pyplot\n"]) == []
+    assert preloads.wanted(OPTIONAL, [padding, "import matplotlib.pyplot\n"]) == []
