@@ -3,12 +3,14 @@ only call, no hidden case before the submission has run, and a trusted side that
 without a deadline or dies of what it receives."""
 
 import ast
+import os
 import socket
 import struct
 import time
 
 import numpy as np
 import pytest
+from numpy.lib.stride_tricks import sliding_window_view
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -192,29 +194,75 @@ def echo(x):
     assert np.array_equal(result[0], x) and result[1] == (1, "two") and np.array_equal(result[2]["x"], x)
 
 
+def _holds(pid: int, value: float, count: int) -> bool:
+    """Whether ``count`` float64 ``value``s in a row lie anywhere in the writable memory of process
+    ``pid`` (its heap, stacks and anonymous maps: wherever data it received lives), at any byte
+    offset. Read from the trusted side: a sandbox, not dumpable, cannot read its own."""
+    fd = os.open(f"/proc/{pid}/mem", os.O_RDONLY)
+    try:
+        with open(f"/proc/{pid}/maps") as maps:
+            regions = [line.split() for line in maps]
+        for fields in regions:
+            if not fields[1].startswith("rw") or fields[-1] in ("[vvar]", "[vsyscall]"):
+                continue
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+            for at in range(start, end, 1 << 22):
+                try:
+                    data = os.pread(fd, min(end - at, (1 << 22) + 64), at)
+                except OSError:
+                    break
+                for offset in range(8):
+                    same = np.frombuffer(data, np.float64, (len(data) - offset) // 8, offset) == value
+                    if len(same) >= count and sliding_window_view(same, count).all(axis=1).any():
+                        return True
+        return False
+    finally:
+        os.close(fd)
+
+
+class MemorySearch:
+    """A function to lend: called back from the student's side, it searches the sandbox's memory
+    (which holds still while the sandbox waits for the reply) for ``patterns``."""
+
+    def __init__(self, pid: int, patterns: dict[str, tuple[float, int]]):
+        self.pid, self.patterns = pid, patterns
+        self.found: dict[str, bool] = {}
+
+    def __call__(self) -> None:
+        self.found = {name: _holds(self.pid, *pattern) for name, pattern in self.patterns.items()}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="reads the sandbox's memory, which only root may")
 def test_does_a_lent_functions_table_never_reach_the_student(zygote):
     """The worker keeps a lent function's table of known answers and answers from it: the answer
-    for a declared input the student never asked for (15.5 = 2 * 7.25 + 1) is nowhere on the
-    student's side, not in the function's closure or attributes, not in any dict of its memory."""
+    for a declared input the student never asked for (15.5 = 2 * 7.25 + 1, six times) is nowhere on
+    the student's side, not in the function's closure or attributes, not in any dict, not in any
+    byte of its process's memory (a search that must find six 2.5s the student holds)."""
     sb = start(
         zygote,
         """
 import gc
 import numpy as np
-def look(f, X):
+kept = []
+def look(f, X, search):
     found = [repr(c.cell_contents) for c in (f.__closure__ or ())]
     found += [repr(v) for v in vars(f).values()] if hasattr(f, "__dict__") else []
     found += [repr(o) for o in gc.get_objects() if isinstance(o, dict) for v in list(o.values())
               if isinstance(v, np.ndarray) and v.size and np.any(v == 15.5)]
-    return f(X), " ".join(found)
+    kept.append(np.full(6, 2.5))  # what the search must find
+    value = f(X)
+    search()
+    return value, " ".join(found)
 """,
     )
     X = np.arange(6.0).reshape(3, 2)
     f = Counted([X, np.full((3, 2), 7.25)])
-    (value, clues), _ = sb.call("look", None, (f, X), {}, 10)
+    search = MemorySearch(sb.pid, {"control": (2.5, 6), "answer": (15.5, 6)})
+    (value, clues), _ = sb.call("look", None, (f, X, search), {}, 30)
     sb.kill()
     assert np.array_equal(value, 2.0 * X + 1.0) and f.calls == 0  # answered from the worker's table
     assert "15.5" not in clues
+    assert search.found == {"control": True, "answer": False}
 
 
 def test_does_only_what_calls_return_tell_a_pure_lent_function_from_a_stateful_one(zygote):

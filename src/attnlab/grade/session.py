@@ -97,9 +97,10 @@ class Zygote:
     the tests meanwhile; ``mode`` and ``spawn`` wait until it is ready. ``packages`` are the
     distributions a submission may import (numpy and IPython always; their dependencies come along);
     ``preload`` slow modules imported once, by the zygote, when a submission is going to use one
-    (``spawn``'s ``wants``, ``preloads.py``); ``cpu`` the core its sandboxes share with their worker (None: any). Once started,
-    ``mode`` says how its sandboxes are isolated ("root" or "userns": namespaces; "landlock";
-    "none") and ``isolation`` what that means on this machine, in a sentence."""
+    (``spawn``'s ``wants``, ``preloads.py``); ``cpu`` the core its sandboxes share with their
+    worker (None: any). Once started, ``mode`` says how its sandboxes are isolated ("root" or
+    "userns": namespaces; "landlock"; "none") and ``isolation`` what that means on this machine,
+    in a sentence."""
 
     def __init__(self, **options: Any):
         """Start one: ``options`` are ``launch.zygote``'s (uid, gid, memory_mb, cpu_seconds, ...)."""
