@@ -1,7 +1,8 @@
 """The isolated grading engine behind ``attnlab grade``.
 
 Data flow: ``discover`` (downloads -> submissions and who wrote them) -> ``source`` (submission ->
-code cells) -> ``sandbox`` (student side, forked from a zygote, isolated by ``jail``, or by ``landlock`` where namespaces are refused) <-> ``wire`` (plain data only) <-> ``session`` (trusted side: proxies) ->
+code cells; ``preloads``: which slow modules the zygote imports for them) -> ``sandbox`` (student
+side, forked from a zygote, isolated by ``jail``, or by ``landlock`` where namespaces are refused) <-> ``wire`` (plain data only) <-> ``session`` (trusted side: proxies) ->
 ``runner`` (one submission: execute, run the test cases in ``calls`` order, lending references) -> ``report`` (results.json, feedback.md)
 -> ``batch`` (re-runs, workers, grades.csv, summary) -> ``analysis`` (item analysis), ``canvas``
 (roster, LMS import) and ``moodle`` (Moodle import). ``attnlab upload canvas`` takes it from there.
