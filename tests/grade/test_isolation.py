@@ -328,8 +328,10 @@ def test_does_the_memory_limit_hold_for_the_whole_process_tree():
     768 MiB, so only a limit on the whole tree stops the second. Sizes this small keep the test quick
     on a VM whose first touch of a page is slow (~130 MB/s here). Each child has a pipe of its own:
     it says when it holds its memory, and its end shows when it died, which may come after it said
-    so (the kernel kills the biggest, perhaps one that holds its memory, for the one still
-    allocating). The count is taken once no child is still allocating, and a moment later."""
+    so (the kernel kills the biggest, perhaps one that holds its memory, for the one allocating).
+    The children start one after another, each once the one before holds its memory or has died:
+    started together, two allocating at once could each be killed for the other, leaving none. The
+    count is taken once no child is still allocating, and a moment later."""
     from attnlab.grade.worker import claim_uid
 
     uid, lock = claim_uid()
@@ -341,6 +343,11 @@ def test_does_the_memory_limit_hold_for_the_whole_process_tree():
             import os, select, time
             import numpy as np
             state = {}
+            def look(seconds):
+                alive = [r for r, s in state.items() if s != "dead"]
+                for r in select.select(alive, [], [], seconds)[0]:
+                    state[r] = "holding" if os.read(r, 8) else "dead"
+            end = time.time() + 45
             for _ in range(3):
                 r, w = os.pipe()
                 if os.fork() == 0:
@@ -352,13 +359,8 @@ def test_does_the_memory_limit_hold_for_the_whole_process_tree():
                         os._exit(0)
                 os.close(w)  # only this child holds its pipe's write end
                 state[r] = "allocating"
-            def look(seconds):
-                alive = [r for r, s in state.items() if s != "dead"]
-                for r in select.select(alive, [], [], seconds)[0]:
-                    state[r] = "holding" if os.read(r, 8) else "dead"
-            end = time.time() + 45
-            while "allocating" in state.values() and time.time() < end:
-                look(0.5)
+                while "allocating" in state.values() and time.time() < end:
+                    look(0.5)
             settle = time.time() + 1  # a victim of the last allocation may end a moment later
             while time.time() < settle:
                 look(0.1)
