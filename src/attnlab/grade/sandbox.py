@@ -1052,8 +1052,12 @@ def _preload(names) -> None:
             __import__(name)
         except Exception:  # noqa: BLE001 - a missing optional package is the student's import error
             pass
-    # what the zygote has loaded stays out of the sandboxes' garbage collections: a collection
-    # would otherwise write to every object and copy every page the fork shares
+    _freeze()
+
+
+def _freeze() -> None:
+    """Keep what the zygote has made so far out of the sandboxes' garbage collections: a collection
+    would otherwise write to every object and copy every page the fork shares."""
     import gc
 
     gc.collect()
@@ -1083,7 +1087,7 @@ def main(config: dict) -> None:
     if isolate and landlock.abi() >= 1:
         modes.append("landlock")
     _remove_stale_scratch()
-    _preload(())  # what the set-up made (the allow-list view) stays out of the sandboxes' collections too
+    _freeze()  # what the set-up made (the allow-list view) too
     if config.get("cpu") is not None and cores is not None:
         # before the first fork (the template's, the trial's): every sandbox shares its worker's
         # core; what came before ran on whichever core was free, beside the worker's own start
