@@ -82,34 +82,28 @@ def ours(subs: Path, out: Path, ag: Path) -> tuple[float, int]:
 
 
 # the floor: every file's cells executed into a namespace of its own (an erroring cell stops only
-# itself, as in otter; grader.check does nothing) and every case of every test file called on it,
-# in this one process; prints the CPU seconds it took
+# itself, as in otter; grader.check does nothing) and graded by the tests' own in-process driver
+# (tests/in_process.py), in this one process; prints the CPU seconds it took
 FLOOR = """
 import sys, time, types
 from pathlib import Path
-import numpy as np
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
 from attnlab import testfiles
 from attnlab.grade import source
-tests = testfiles.load_dir(Path(sys.argv[2]))
+from in_process import grade_env
+tests = testfiles.load_dir(Path(sys.argv[3]))
 otter = types.ModuleType("otter")
 otter.Notebook = type("Notebook", (), {"__init__": lambda self, *a, **k: None, "check": lambda self, *a, **k: None})
 sys.modules["otter"] = otter
 start = time.process_time()
-for path in sys.argv[3:]:
+for path in sys.argv[4:]:
     env = {"__name__": "__main__"}
     for cell in source.cells(Path(path)):
         try:
             exec(compile(cell, path, "exec"), env)
         except BaseException:
             pass
-    with np.errstate(all="ignore"):
-        for tf in tests:
-            for case in tf.cases:
-                try:
-                    testfiles.call_case(case, env)
-                except BaseException:
-                    pass
+    grade_env(env, tests)
 print(time.process_time() - start)
 """
 
@@ -117,7 +111,7 @@ print(time.process_time() - start)
 def floor_seconds(files: list[Path], tests_dir: Path, support_dir: Path) -> float:
     """CPU seconds on one core to grade ``files`` in one process with no isolation (``FLOOR``)."""
     done = subprocess.run(
-        [sys.executable, "-c", FLOOR, str(support_dir), str(tests_dir), *map(str, files)],
+        [sys.executable, "-c", FLOOR, str(REPO / "tests"), str(support_dir), str(tests_dir), *map(str, files)],
         capture_output=True,
         text=True,
         check=True,
