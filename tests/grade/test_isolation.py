@@ -328,25 +328,29 @@ def test_does_the_memory_limit_hold_for_the_whole_process_tree():
     768 MiB, so only a limit on the whole tree stops the second. Sizes this small keep the test quick
     on a VM whose first touch of a page is slow (~130 MB/s here). Each child has a pipe of its own:
     it says when it holds its memory, and its end shows when it died, which may come after it said
-    so (the kernel kills the biggest, perhaps one that holds its memory, for the one allocating).
-    The children start one after another, each once the one before holds its memory or has died:
-    started together, two allocating at once could each be killed for the other, leaving none. The
-    count is taken once no child is still allocating, and a moment later."""
+    so. The children start one after another, each once the one before holds its memory or has died,
+    so the first allocates alone and must hold. Which later child the kernel kills is the kernel's
+    choice, and not always the fewest: it kills the biggest, one that holds, for the one allocating,
+    and while that victim's memory is still being freed it may kill the allocating one too (1 of 5
+    runs here, 2 of 6 in CI, ended with none holding). So the count at the end, taken once no child
+    is still allocating and a moment later, is at most one."""
     from attnlab.grade.worker import claim_uid
 
     uid, lock = claim_uid()
     z = Zygote(uid=uid, gid=uid, memory_mb=768, cpu_seconds=120)
     try:
-        sb, states = run(
+        sb, (states, first_held) = run(
             z,
             """
             import os, select, time
             import numpy as np
-            state = {}
+            state, held = {}, []
             def look(seconds):
                 alive = [r for r, s in state.items() if s != "dead"]
                 for r in select.select(alive, [], [], seconds)[0]:
                     state[r] = "holding" if os.read(r, 8) else "dead"
+                    if state[r] == "holding":
+                        held.append(r)
             end = time.time() + 45
             for _ in range(3):
                 r, w = os.pipe()
@@ -364,7 +368,8 @@ def test_does_the_memory_limit_hold_for_the_whole_process_tree():
             settle = time.time() + 1  # a victim of the last allocation may end a moment later
             while time.time() < settle:
                 look(0.1)
-            states = sorted(state.values())
+            first = next(iter(state))
+            states = sorted(state.values()), first in held
             def probe():
                 return states
         """,
@@ -375,7 +380,8 @@ def test_does_the_memory_limit_hold_for_the_whole_process_tree():
         z.close()
         os.close(lock)
     assert "allocating" not in states, f"{states}: a child neither held its memory nor died in time"
-    assert states.count("holding") == 1, states
+    assert first_held, f"{states}: a child alone could not hold 400 MiB under a limit of 768 MiB"
+    assert states.count("holding") <= 1, states
 
 
 def test_does_nothing_a_submission_started_survive_its_zygote(tmp_path):
