@@ -76,7 +76,8 @@ def bare(n: int) -> float:
 
 
 class _Probe:
-    """A pure function with its known answers, as ``attnlab_oracle.probes`` lends one."""
+    """A pure function with its known answers, as ``attnlab_oracle.probes`` lends one: two ways of
+    answering (the same for a pure function) and ``pick`` choosing between them."""
 
     def __init__(self, x: np.ndarray):
         self.x = x
@@ -84,8 +85,12 @@ class _Probe:
     def __call__(self, x: np.ndarray) -> np.ndarray:
         return 2 * x
 
-    def known_answers(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.x[None], (2 * self.x)[None]
+    def known_answers(self) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        y = (2 * self.x)[None]
+        return self.x[None], (y, y)
+
+    def pick(self, i: int) -> int:
+        return 0
 
 
 def channel(n: int) -> tuple[float, float]:

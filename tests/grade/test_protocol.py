@@ -305,11 +305,98 @@ def look(pure, stateful, X):
     X = np.random.default_rng(3).normal(size=(5, 3))
     pure = oracle.probes.row_probes(5)["affine"].lent(X)
     stateful = oracle.checkers.one_permutation_only(X, "equivariant").lent(X)
-    assert pure.known_answers() is not None and not hasattr(stateful, "known_answers")
+    assert pure.known_answers() is not None and stateful.known_answers() is not None
     (same, a, b), _ = sb.call("look", None, (pure, stateful, X), {}, 10)
     sb.kill()
     assert same
     assert np.array_equal(a, 2.0 * X + 1.0) and np.array_equal(b, X + np.arange(5.0)[:, None])
+
+
+def test_are_a_stateful_probes_known_calls_answered_as_a_pure_ones_are(zygote):
+    """Time is the other thing a checker can see: a pure probe's calls answered from its table while
+    the stateful one's made the round trip to be computed were 20 of 20 times apart (37 against 92
+    microseconds), so "False to a slow function" beat checking. Does a checker's every call on X
+    and its reorderings reach neither function itself, for both kinds, while each answers as
+    calling it would: the stateful one moving with the rows for the first reordering only?"""
+    import itertools
+
+    sb = start(
+        zygote,
+        """
+import itertools
+def calls(f, X):
+    return [f(X[list(p)]) for p in itertools.permutations(range(len(X)))]
+""",
+    )
+    testfiles.load_dir(paths.tests_dir())  # puts the oracle on the import path
+    import attnlab_oracle as oracle
+
+    computed = []
+
+    class Counted(oracle.checkers.OnePermutationOnly):
+        def __call__(self, Y):
+            computed.append(self.kind)
+            return super().__call__(Y)
+
+    class CountedPure(oracle.probes.KnownAnswers):
+        def __call__(self, Y):
+            computed.append("pure")
+            return super().__call__(Y)
+
+    X = np.random.default_rng(3).normal(size=(5, 3))
+    perms = list(itertools.permutations(range(5)))
+    for kind in ("equivariant", "invariant"):
+        stateful, twin = Counted(X, kind), oracle.checkers.OnePermutationOnly(X, kind)
+        got, _ = sb.call("calls", None, (stateful, X), {}, 10)
+        assert all(np.array_equal(y, twin(X[list(p)])) for y, p in zip(got, perms))
+        assert stateful.tried() == twin.tried() == 119
+    affine = oracle.probes.row_probes(5)["affine"]
+    got, _ = sb.call("calls", None, (CountedPure(affine.f, X, oracle.probes.reorderings(5)), X), {}, 10)
+    sb.kill()
+    assert all(np.array_equal(y, affine.f(X[list(p)])) for y, p in zip(got, perms))
+    assert computed == []
+
+
+def test_is_a_table_declared_afresh_with_the_same_arrays_encoded_once_yet_answered_per_function(monkeypatch):
+    """Each question lends a fresh stateful probe, and encoding its 120 reorderings' two answers took
+    about 2 ms a time. Read-only arrays declared again are encoded once; each function still picks
+    its own answers; an array that could have changed since is encoded again."""
+    import itertools
+
+    from attnlab.grade import session
+
+    testfiles.load_dir(paths.tests_dir())  # puts the oracle on the import path
+    import attnlab_oracle as oracle
+
+    encodes = []
+    real = wire.encode
+    monkeypatch.setattr(wire, "encode", lambda value: encodes.append(1) or real(value))
+    X = np.random.default_rng(4).normal(size=(5, 3))
+    perms = list(itertools.permutations(range(5)))
+    first, second = (oracle.checkers.OnePermutationOnly(X, "equivariant") for _ in range(2))
+    look_first = session._table(first)
+    made = len(encodes)
+    look_second = session._table(second)
+    assert made >= 360 and len(encodes) == made  # 120 inputs and two answers each, once
+    for look, p in ((look_first, perms[1]), (look_second, perms[2])):
+        twin = oracle.checkers.OnePermutationOnly(X, "equivariant")
+        for q in (p, perms[1], perms[2]):  # the first reordering each meets moves, no other does
+            assert look(real(X[list(q)])) == real(twin(X[list(q)]))
+
+    class Writable:
+        def __call__(self, x):
+            return x
+
+        def known_answers(self):
+            return X[None].copy(), (X[None].copy(), X[None].copy())
+
+        def pick(self, i):
+            return 0
+
+    before = len(encodes)
+    session._table(Writable())
+    session._table(Writable())
+    assert len(encodes) == before + 6  # an input and its two answers, each time
 
 
 @pytest.mark.parametrize(

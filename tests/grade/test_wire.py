@@ -165,7 +165,7 @@ def test_does_a_peer_that_never_replies_stop_the_wait_at_the_deadline(how):
     mine, theirs = socket.socketpair()
     try:
         endpoint = wire.Endpoint(mine, lambda kind, body: None)
-        endpoint.table_of = lambda hid: table if hid == 5 else None
+        endpoint.table_of = lambda hid: table.get if hid == 5 else None
         _peer(theirs, act)
         started = time.monotonic()
         with pytest.raises(wire.ChannelTimeout):
@@ -267,7 +267,7 @@ def test_does_any_frame_end_a_wait_with_a_reply_or_wire_error(kind, rest, short)
     mine, theirs = socket.socketpair()
     try:
         endpoint = wire.Endpoint(mine, lambda k, b: None)
-        endpoint.table_of = lambda hid: {wire.encode(x): wire.encode(2 * x)} if hid == 5 else None
+        endpoint.table_of = lambda hid: {wire.encode(x): wire.encode(2 * x)}.get if hid == 5 else None
         theirs.sendall(struct.pack("<I", len(payload)) + payload)
         theirs.shutdown(socket.SHUT_WR)  # then nothing more: a frame that is not the reply ends in ChannelClosed
         try:

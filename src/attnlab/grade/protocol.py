@@ -15,13 +15,17 @@ arrays and scalars of numeric or bool dtype (decoded as fresh base-class ``ndarr
 references: ``Ref(name)``, a student function by name, and ``Handle(n)``, a function the worker lends
 for the duration of one call (numbers are never reused). A handle is a number and nothing else:
 whatever the lent function is (pure or stateful, with or without a table of known answers), the
-sandbox can only call it, and each call is a ``cb`` request the worker answers; a pure function's
-table of known answers (``known_answers()``: stacked inputs and outputs) stays in the worker, which
-answers calls on those inputs from it. A ``cb`` whose arguments are one array (a checker calling its
-probe, about a thousand times per submission) travels in a short form, the handle's number and the
-array, and the worker answers one in a table from the array's bytes. What calls take still shows
-in their timing: a table's answer comes back sooner than a computed one. Nothing is unpickled; any
-malformed frame raises ``WireError``.
+sandbox can only call it, and each call is a ``cb`` request the worker answers; a function's table
+of known answers stays in the worker, which answers calls on those inputs from it. The table is
+``known_answers()``: stacked inputs and outputs of a pure function, or stacked inputs and a tuple of
+stacked outputs, one for each way of answering, of which ``pick(i)`` names the one that answers the
+call on ``inputs[i]`` now (it may decide from the calls before). A ``cb`` whose arguments are one
+array (a checker calling its probe, about a thousand times per submission) travels in a short form,
+the handle's number and the array, and the worker answers one in a table from the array's bytes.
+Timing shows a table's answer from a computed one; so the oracle lends every probe it tables in the
+second form with the same ``pick``, the stateful probe too, and a checker's calls on X and its
+reorderings take the same time whichever it holds (``benchmarks/timing_channel.py``). Nothing is
+unpickled; any malformed frame raises ``WireError``.
 
 Worker -> sandbox (each with a deadline: the request's CPU seconds of the sandbox's own cgroup, or
 without one of its own process, and ``Sandbox.WALL_FACTOR`` times that of wall time; sends are

@@ -364,9 +364,9 @@ class Sandbox:
             return None
         raise TypeError(f"unknown request {kind!r}")
 
-    def _table_of(self, hid: int) -> dict[bytes, bytes] | None:
-        """The known answers of the function lent as ``hid`` (encoded input -> encoded output;
-        empty when it declares none), None when no function is lent under that number."""
+    def _table_of(self, hid: int) -> Callable[[bytes], bytes | None] | None:
+        """The known answers of the function lent as ``hid`` (encoded input -> encoded output, or
+        None for an input it does not know), None when no function is lent under that number."""
         fn = self.handles.get(hid)
         return None if fn is None else _table(fn)
 
@@ -402,42 +402,98 @@ class Sandbox:
 
 _NOT_PLAIN = (wire.Ref, wire.Handle, list, tuple, dict)
 
-# lent pure functions' known answers, by the encoding of the input (exactly its dtype, shape and bytes)
-# to the encoding of the output: a table never crosses to the student's side, where it would tell
-# which inputs a test is going to try, and that the function is a pure one
-_TABLES: weakref.WeakKeyDictionary[Any, dict[bytes, bytes]] = weakref.WeakKeyDictionary()
+# lent functions' known answers, as look-ups from the encoding of an input (exactly its dtype, shape
+# and bytes) to the encoding of the output: a table never crosses to the student's side, where it
+# would tell which inputs a test is going to try, and what kind of function it holds
+_TABLES: weakref.WeakKeyDictionary[Any, Callable[[bytes], bytes | None]] = weakref.WeakKeyDictionary()
 
 
-def _table(fn: Callable) -> dict[bytes, bytes]:
-    """What ``fn`` declares it answers (``fn.known_answers()``: two stacked arrays, inputs and
-    outputs, of a pure function of one array), encoded; empty when it declares nothing usable."""
-    import numpy as np
+def _nothing(_: bytes) -> None:
+    return None
 
-    declared = getattr(fn, "known_answers", None)
-    if not callable(declared):
-        return {}
+
+def _table(fn: Callable) -> Callable[[bytes], bytes | None]:
+    """What ``fn`` declares it answers, as a look-up (``_nothing`` when it declares nothing usable).
+    ``fn.known_answers()`` gives two stacked arrays, inputs and outputs, of a pure function of one
+    array; or inputs and a tuple of such outputs, one for each way ``fn.pick(i)`` may choose to
+    answer the call on ``inputs[i]`` (a number, 0 for the first), which it may decide from the calls
+    before. A function whose answers must take the same time whatever it is gives the second form,
+    with the same ``pick``: the look-up's work is then the same for each."""
     try:
         table = _TABLES.get(fn)
     except TypeError:  # not weakly referenceable: kept nowhere, so answered by calling
-        return {}
+        return _nothing
     if table is None:
-        try:
-            answers = declared()
-        except Exception:  # noqa: BLE001 - a table that cannot be had is no table: calls answer
-            answers = None
-        table = {}
-        if (
-            isinstance(answers, tuple)
-            and len(answers) == 2
-            and all(type(a) is np.ndarray and a.ndim >= 1 for a in answers)
-            and len(answers[0]) == len(answers[1])
-        ):
-            try:
-                table = {wire.encode(x): wire.encode(y) for x, y in zip(*answers)}
-            except wire.WireError:
-                table = {}
-        _TABLES[fn] = table
+        table = _TABLES[fn] = _declared(fn)
     return table
+
+
+def _declared(fn: Callable) -> Callable[[bytes], bytes | None]:
+    import numpy as np
+
+    declared, pick = getattr(fn, "known_answers", None), getattr(fn, "pick", None)
+    if not callable(declared):
+        return _nothing
+    try:
+        answers = declared()
+    except Exception:  # noqa: BLE001 - a table that cannot be had is no table: calls answer
+        return _nothing
+    if not (isinstance(answers, tuple) and len(answers) == 2):
+        return _nothing
+    inputs, outputs = answers
+    chosen = isinstance(outputs, tuple) and callable(pick)
+    ways = outputs if chosen else (outputs,)
+    if not (ways and all(type(a) is np.ndarray and a.ndim >= 1 and len(a) == len(inputs) for a in (inputs, *ways))):
+        return _nothing
+    try:
+        if not chosen:
+            return {wire.encode(x): wire.encode(y) for x, y in zip(inputs, outputs)}.get
+        index, replies = _encoded(inputs, ways)
+    except wire.WireError:
+        return _nothing
+    choose: Callable[[int], int] = pick  # type: ignore[assignment]  # callable, checked above
+
+    def look_up(key: bytes) -> bytes | None:
+        i = index.get(key)
+        if i is None:
+            return None
+        try:
+            return replies[i][choose(i)]
+        except Exception:  # noqa: BLE001 - a choice that cannot be had: the call is made instead
+            return None
+
+    return look_up
+
+
+# the encodings of tables whose arrays are still alive, by the arrays' identities: a function lent
+# fresh for each question (the stateful probe) declares the same read-only arrays every time
+_ENCODINGS: dict[tuple[int, ...], tuple[list[weakref.ref], dict[bytes, int], list[tuple[bytes, ...]]]] = {}
+
+
+def _encoded(inputs: Any, ways: tuple) -> tuple[dict[bytes, int], list[tuple[bytes, ...]]]:
+    """(encoded input -> its index, the encoded replies of each way for each input), made once for
+    the same arrays, which are then read-only (an array that can change is encoded each time)."""
+    arrays = (inputs, *ways)
+    key = tuple(map(id, arrays))
+    kept = _ENCODINGS.get(key)
+    if kept is not None and all(ref() is a for ref, a in zip(kept[0], arrays)):
+        return kept[1], kept[2]
+    by_way: dict[int, list[bytes]] = {}  # a way given twice (a pure function's) encoded once
+    for way in ways:
+        by_way.setdefault(id(way), [wire.encode(y) for y in way])
+    replies = list(zip(*(by_way[id(way)] for way in ways)))
+    index = {wire.encode(x): i for i, x in enumerate(inputs)}
+    if not any(a.flags.writeable for a in arrays):
+
+        def forget(_: weakref.ref) -> None:  # any of them gone: so is the entry
+            _ENCODINGS.pop(key, None)
+
+        try:
+            refs = [weakref.ref(a, forget) for a in arrays]
+        except TypeError:
+            return index, replies
+        _ENCODINGS[key] = (refs, index, replies)
+    return index, replies
 
 
 def _error_body(body: Any) -> tuple[str, str, str]:

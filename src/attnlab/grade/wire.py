@@ -561,12 +561,14 @@ class Endpoint:
         self.depth = 0
         self.watch: int | None = None
         self.buf = bytearray()  # what has arrived beyond the last whole frame
-        # handle number -> a lent function's known answers (an array's encoding -> the encoding of
-        # the reply), or None for a function with none: a "cb" in the short form on one of those
-        # inputs is answered without decoding it. ``tables`` caches what ``table_of`` gave; its owner
-        # clears it when the handles it knows stop being valid.
-        self.table_of: Callable[[int], dict[bytes, bytes] | None] | None = None
-        self.tables: dict[int, dict[bytes, bytes]] = {}
+        # handle number -> a lent function's known answers, as a look-up from an array's encoding to
+        # the encoding of the reply (None for an input it does not know; ``table_of`` gives None for
+        # a number under which nothing is lent): a "cb" in the short form on one of those inputs is
+        # answered without decoding it.
+        # ``tables`` caches what ``table_of`` gave; its owner clears it when the handles it knows
+        # stop being valid.
+        self.table_of: Callable[[int], Callable[[bytes], bytes | None] | None] | None = None
+        self.tables: dict[int, Callable[[bytes], bytes | None] | None] = {}
         self.deadline: Deadline | None = None
         self.sliced = False  # whether the socket's receive timeout is SLICE
 
@@ -774,7 +776,7 @@ class Endpoint:
                     table = self.table_of(hid)
                     if table is not None:
                         tables[hid] = table
-                answer = table.get(frame[13:]) if table else None
+                answer = table(frame[13:]) if table is not None else None
                 if answer is not None:
                     data = _REPLY_HEAD.pack(5 + len(answer), b"o", frame[5:9]) + answer
                     if deadline is None:

@@ -10,6 +10,7 @@ invariant) under the first reordering of X it is called on and under no other, s
 tries a single permutation answers True for a function that is not equivariant (or invariant).
 """
 
+import functools
 import itertools
 import weakref
 
@@ -552,20 +553,21 @@ def single_default_permutation(kind, checker, probe):
     return SINGLE, SINGLE_WHY.format(kind=kind)
 
 
-class OnePermutationOnly:
+class OnePermutationOnly(probes.Tabled):
     """X + offsets[k] on row k, moving with the rows only for X itself and the first reordering of
     X it sees: equivariant under that one permutation, not under any other (for ``kind``
-    "invariant": the row sum, plus 1 for every reordering but X and the first one)."""
+    "invariant": the row sum, plus 1 for every reordering but X and the first one). Lent with its
+    two answers on every default reordering (``probes.Tabled``), the moving and the other one, so
+    that it answers those calls as a pure probe does."""
 
     def __init__(self, X, kind):
         self.X, self.kind = np.array(X, dtype=np.float64), kind
+        super().__init__(len(self.X))
         self.offsets = np.arange(len(self.X), dtype=np.float64)
         # a checker calls f on exact reorderings of X: each row found by its bytes, in one look-up
         self.rows = {}
         for i, row in enumerate(self.X):
             self.rows.setdefault(row.tobytes(), i)
-        self.allowed = {tuple(range(len(self.X)))}
-        self.seen = set()
         self.what = f"a function that is {kind} under the first permutation a checker tries and under no other"
 
     def order(self, Y):
@@ -584,15 +586,37 @@ class OnePermutationOnly:
     def __call__(self, Y):
         Y = np.array(Y, dtype=np.float64)
         sigma = self.order(Y)
-        if sigma is not None:
-            self.seen.add(sigma)
-            if len(self.allowed) == 1:
-                self.allowed.add(sigma)
-        moves = sigma is not None and sigma in self.allowed
+        return self._output(Y, sigma, sigma is not None and self.met.meet(sigma))
+
+    def _output(self, Y, sigma, moves):
         if self.kind == INVARIANT:
             return Y.sum(axis=0) + (0.0 if moves else 1.0)
         return Y + (self.offsets[list(sigma)] if moves else self.offsets)[:, None]
 
+    def known_answers(self):
+        if self._answers is None:
+            self._answers, self._sigmas = _stateful_table(self.kind, self.X.shape, self.X.tobytes())
+        return self._answers or None
+
+    def _answers_of(self):
+        inputs, moving, other, sigmas = [], [], [], []
+        for p in [tuple(range(len(self.X)))] + probes.reorderings(len(self.X)):
+            Y = self.X[list(p)]
+            sigma = self.order(Y)
+            if sigma is not None and sigma not in sigmas:
+                inputs.append(Y)
+                moving.append(self._output(Y, sigma, True))
+                other.append(self._output(Y, sigma, False))
+                sigmas.append(sigma)
+        return inputs, moving, other, sigmas
+
     def tried(self):
         """How many different non-identity reorderings of X the checker called f on."""
-        return len(self.seen - {tuple(range(len(self.X)))})
+        return len(self.met.seen - {self.met.identity})
+
+
+@functools.lru_cache(maxsize=32)
+def _stateful_table(kind, shape, data):
+    """``OnePermutationOnly``'s table for X (its shape and bytes), made once per process: every
+    submission's tests lend one for the same X, each fresh to meet a checker of its own."""
+    return probes.stacked(*OnePermutationOnly(np.frombuffer(data).reshape(shape), kind)._answers_of())
