@@ -102,6 +102,27 @@ def test_can_a_sandbox_import_the_optional_modules_itself_and_have_them_once_wan
     assert tuple(found) == (True, *expected)
 
 
+SIGNATURE = """
+import inspect, itertools, tokenize
+def compiled():
+    return tokenize._compile.cache_info().currsize
+before = compiled()
+inspect.signature(itertools.permutations)
+def probe():
+    return before, compiled()
+"""
+
+
+def test_does_a_sandbox_read_a_builtins_signature_without_compiling_the_tokenizer_again(zygote):
+    """The names a submission defines are sent with their signatures; a builtin's (say an imported
+    ``itertools.permutations``) has the tokenizer compile its regular expressions, about 11 ms of
+    every sandbox until the zygote did it once before the forks (up to Python 3.11; later ones
+    parse it without them, and nothing is compiled either way)."""
+    sb, (before, after) = run(zygote, SIGNATURE)
+    sb.kill()
+    assert after == before
+
+
 LOADED = """
 import sys
 LOADED = sorted(name for name in ("numpy.testing", "IPython.core.inputtransformer2", "matplotlib") if name in sys.modules)
