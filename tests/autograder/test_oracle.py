@@ -130,15 +130,19 @@ def test_does_every_known_checker_mistake_answer_the_battery_its_own_way(kind):
 
 def _questions_of_the_hidden_tests(kind, test_files, reference_env, monkeypatch):
     """Every (probe, X, perms, kwargs) the checker's own tests ask, as the right checker is graded."""
-    asked, answer = [], oracle.checkers._answer
+    files = [tf for tf in test_files if tf.name == f"is_permutation_{kind}"]
+    # the oracle those test files use: a grading run in this process (runner.load_tests) gives the
+    # files it loads a fresh one, and the session's test files may have been loaded after one
+    checkers = files[0].cases[0].func.__globals__["oracle"].checkers
+    asked, answer = [], checkers._answer
 
     def recording(kind, checker, probe, X, perms, kwargs):
         if probe.pure:
             asked.append((probe, X, perms, kwargs))
         return answer(kind, checker, probe, X, perms, kwargs)
 
-    monkeypatch.setattr(oracle.checkers, "_answer", recording)
-    grade_env(reference_env, [tf for tf in test_files if tf.name == f"is_permutation_{kind}"])
+    monkeypatch.setattr(checkers, "_answer", recording)
+    grade_env(reference_env, files)
     return asked
 
 
