@@ -355,6 +355,8 @@ def calls(f, X):
     sb.kill()
     assert all(np.array_equal(y, affine.f(X[list(p)])) for y, p in zip(got, perms))
     assert computed == []
+    # and through the same work: one pick for both, which only the answers it chooses between tell apart
+    assert oracle.checkers.OnePermutationOnly.pick is oracle.probes.KnownAnswers.pick
 
 
 def test_is_a_table_declared_afresh_with_the_same_arrays_encoded_once_yet_answered_per_function(monkeypatch):
