@@ -205,18 +205,21 @@ class Tabled:
     ``known_answers()`` gives (inputs, (outputs_a, outputs_b)), stacked, for the inputs whose
     outputs share one shape; ``pick(i)`` says which of the two answers the call on ``inputs[i]``
     now (0 for a, 1 for b), noting the call. Subclasses give ``_answers_of()``: (inputs, outputs_a,
-    outputs_b, sigmas), lists in step, X itself first."""
+    outputs_b, sigmas), lists in step, X itself first; or ``_table()``, those stacked."""
 
     def __init__(self, n):
         self.met, self._answers, self._sigmas = Met(n), None, ()
 
     def known_answers(self):
         if self._answers is None:
-            self._answers, self._sigmas = stacked(*self._answers_of())
+            self._answers, self._sigmas = self._table()
         return self._answers or None
 
     def pick(self, i):
         return 0 if self.met.meet(self._sigmas[i]) else 1
+
+    def _table(self):
+        return stacked(*self._answers_of())
 
 
 def stacked(inputs, a, b, sigmas):
