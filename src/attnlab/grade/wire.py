@@ -564,11 +564,10 @@ class Endpoint:
         # handle number -> a lent function's known answers, as a look-up from an array's encoding to
         # the encoding of the reply (None for an input it does not know; ``table_of`` gives None for
         # a number under which nothing is lent): a "cb" in the short form on one of those inputs is
-        # answered without decoding it.
-        # ``tables`` caches what ``table_of`` gave; its owner clears it when the handles it knows
-        # stop being valid.
+        # answered without decoding it. ``tables`` caches the look-ups ``table_of`` gave; its owner
+        # clears it when the handles it knows stop being valid.
         self.table_of: Callable[[int], Callable[[bytes], bytes | None] | None] | None = None
-        self.tables: dict[int, Callable[[bytes], bytes | None] | None] = {}
+        self.tables: dict[int, Callable[[bytes], bytes | None]] = {}
         self.deadline: Deadline | None = None
         self.sliced = False  # whether the socket's receive timeout is SLICE
 
