@@ -116,9 +116,9 @@ def plot(path: Path, items: list[CaseStats], variants: Counter) -> None:
     write_atomic(path, svg)
 
 
-def table(items: list[CaseStats], variants: Counter):
-    """The analysis as rich tables: pass rates per question (each case in item_analysis.csv and
-    the plot), then the named misconceptions."""
+def table(items: list[CaseStats], variants: Counter) -> list:
+    """The analysis as rich renderables: pass rates per question (each case in item_analysis.csv
+    and the plot), then the named misconceptions (a line saying so where none was seen)."""
     from rich.table import Table
 
     from .report import shown as escape
@@ -135,9 +135,11 @@ def table(items: list[CaseStats], variants: Counter):
         t.add_row(
             escape(question), str(len(cases)), escape(label), f"{100 * worst.rate:.0f}% ({worst.passed}/{worst.graded})"
         )
+    if not variants:
+        return [t, "No named misconception was seen in these submissions."]
     m = Table(title="Named misconceptions")
     for col in ("question", "looks like", "submissions"):
         m.add_column(col)
     for (q, v), n in variants.most_common():
         m.add_row(escape(q), escape(v), str(n))
-    return t, m
+    return [t, m]
