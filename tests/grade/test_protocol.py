@@ -4,6 +4,7 @@ without a deadline or dies of what it receives."""
 
 import ast
 import os
+import resource
 import socket
 import struct
 import time
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 from attnlab import paths, testfiles
 from attnlab.grade import protocol, sandbox_names, wire
 from attnlab.grade.runner import Grader, Limits
-from attnlab.grade.session import Output, Sandbox, Zygote
+from attnlab.grade.session import Output, Sandbox, StudentTimeout, Zygote
 
 from known_outcomes import FIXTURES
 
@@ -438,6 +439,49 @@ def test_can_any_callable_be_lent_and_called(zygote):
     for f in (np.tanh, np.sum, lambda X: X[::-1], np.asarray):
         result, _ = sb.call("use", None, (f, X), {}, 10)
         assert np.array_equal(result, f(X))
+    sb.kill()
+
+
+def test_does_a_call_that_keeps_its_lent_function_busy_still_end_at_its_limits(zygote):
+    """The time the worker spends serving the student's calls is paused on the call, but only up to
+    the call's own CPU limit in all: a student asking forever would otherwise stall the worker."""
+    sb = start(zygote, "import numpy as np\ndef ask(f):\n    while True:\n        f(np.ones(3))\n")
+    served = []
+
+    def slow(x):
+        served.append(1)
+        if len(served) > 2000:  # about 40 s: far past any limit, so the old engine fails, not hangs
+            raise RuntimeError("still serving")
+        time.sleep(0.02)
+        return x
+
+    with pytest.raises(StudentTimeout, match="waiting time"):
+        sb.call("ask", None, (slow,), {}, 0.5)
+    # 0.5 s of serving spared (about 25 calls), then 2.5 s of waiting
+    assert len(served) < 200
+
+
+def test_can_a_lent_function_be_made_to_take_more_memory_than_a_sandbox_has(zygote):
+    """A lent function runs in the worker on the student's arguments: what it may allocate there is
+    bounded by the sandbox's own memory limit (1024 MiB here), and the bound is lifted after."""
+    sb = start(
+        zygote,
+        "def ask(f, n):\n"
+        "    try:\n"
+        "        return f(n)\n"
+        "    except MemoryError as e:\n"
+        "        return 'MemoryError: ' + str(e)\n",
+    )
+    before = resource.getrlimit(resource.RLIMIT_AS)
+
+    def reserve(n):
+        return np.empty(n, dtype=np.uint8).nbytes  # address space only: nothing is touched
+
+    result, _ = sb.call("ask", None, (reserve, 3 << 30), {}, 10)
+    assert result.startswith("MemoryError")
+    assert resource.getrlimit(resource.RLIMIT_AS) == before
+    result, _ = sb.call("ask", None, (reserve, 256 << 20), {}, 10)  # within the bound: served
+    assert result == 256 << 20
     sb.kill()
 
 

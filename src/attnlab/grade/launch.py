@@ -29,8 +29,8 @@ THREAD_VARS = (
 class Launched:
     """A zygote's process and this side's end of its control socket."""
 
-    def __init__(self, proc: subprocess.Popen, ctl: socket.socket):
-        self.proc, self.ctl = proc, ctl
+    def __init__(self, proc: subprocess.Popen, ctl: socket.socket, memory_mb: int):
+        self.proc, self.ctl, self.memory_mb = proc, ctl, memory_mb
         self.preload: tuple[str, ...] = ()
 
     def allow(
@@ -79,7 +79,7 @@ def start(
     finally:
         theirs.close()
     ctl.settimeout(60)
-    return Launched(proc, ctl)
+    return Launched(proc, ctl, memory_mb)
 
 
 def zygote(

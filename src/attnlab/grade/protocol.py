@@ -94,7 +94,8 @@ SANDBOX_TO_WORKER = (
         "(handle, args, kwargs)",
         "the lent function's result, or (type, type, "
         "short message) of its error; a handle is valid only while the call that lent it runs",
-        "served by the worker; its time is paused on the request it interrupts",
+        "served by the worker, with no more memory than a sandbox has; its time is paused on the "
+        "request it interrupts, up to that request's CPU limit in all",
     ),
     Message(
         "check",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import os
+import resource
 import socket
 import subprocess
 import threading
@@ -116,6 +117,7 @@ class Zygote:
     def _adopt(self, launched: launch.Launched) -> None:
         # every attribute is set here: ``of`` does not run ``__init__``
         self.proc, self.ctl = launched.proc, launched.ctl
+        self.memory_mb = launched.memory_mb  # each sandbox's limit, and what a lent function may add
         # what ``spawn`` may ask the zygote to import first
         self.optional: tuple[str, ...] = (*preloads.OPTIONAL, *launched.preload)
         self._mode: str | None = None
@@ -356,8 +358,10 @@ class Sandbox:
                 or not all(isinstance(k, str) for k in kwargs)
             ):
                 raise TypeError("this function can no longer be called")
-            # a call on one array in a lent function's table has been answered in its short form
-            return fn(*self._resolve(args), **self._resolve(kwargs))
+            # a call on one array in a lent function's table has been answered in its short form;
+            # any other runs here, on the student's arguments, with no more memory than its sandbox
+            memory_mb = self.zygote.memory_mb if self.zygote is not None else None
+            return within_memory(memory_mb, fn, self._resolve(args), self._resolve(kwargs))
         if kind == "check" and isinstance(body, str):
             if self.on_check is not None and self.calls == 1:
                 self.on_check(body)
@@ -401,6 +405,38 @@ class Sandbox:
 
 
 _NOT_PLAIN = (wire.Ref, wire.Handle, list, tuple, dict)
+
+
+_STATM: tuple[int, int] | None = None  # (pid, that process's /proc/self/statm), once opened
+_PAGE = resource.getpagesize()
+
+
+def within_memory(memory_mb: int | None, fn: Callable, args: tuple, kwargs: dict) -> Any:
+    """``fn(*args, **kwargs)`` with this process's address space held to what it maps now plus
+    ``memory_mb`` MiB (a MemoryError past that), its limit as it was afterwards. A function lent to
+    the student runs in the worker on whatever the student passes it: the student must not be able
+    to buy more memory with it than its own sandbox has. Unbounded where the limit cannot be set
+    (no /proc, or an RLIMIT_AS the system ignores), or with ``memory_mb`` None."""
+    global _STATM
+    try:
+        if memory_mb is None:
+            raise ValueError("no bound")
+        if _STATM is None or _STATM[0] != os.getpid():  # kept open (one read a call), per process
+            _STATM = (os.getpid(), os.open("/proc/self/statm", os.O_RDONLY | os.O_CLOEXEC))
+        mapped = int(os.pread(_STATM[1], 64, 0).split()[0]) * _PAGE
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        bound = mapped + (memory_mb << 20)
+        for limit in (soft, hard):
+            if limit != resource.RLIM_INFINITY:
+                bound = min(bound, limit)
+        resource.setrlimit(resource.RLIMIT_AS, (bound, hard))
+    except (OSError, ValueError):
+        return fn(*args, **kwargs)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
 
 # lent functions' known answers, as look-ups from the encoding of an input (exactly its dtype, shape
 # and bytes) to the encoding of the output: a table never crosses to the student's side, where it

@@ -72,7 +72,9 @@ _CORES = max(os.cpu_count() or 1, 1)
 class Deadline:
     """How long to wait for the other side: wall-clock seconds and, when ``cpu_now`` can measure
     the other side's CPU time, CPU seconds of its own. Time spent serving the other side's requests
-    (``paused``) counts against neither."""
+    (``paused``) counts against neither, up to ``spare`` seconds in all (the CPU limit, or the wall
+    limit without one): what the other side asks of this one is bounded too, and past that it
+    counts as the other side's own waiting time."""
 
     def __init__(self, wall: float, cpu: float | None = None, cpu_now: Callable[[], float] | None = None):
         self.start = time.monotonic()
@@ -82,6 +84,7 @@ class Deadline:
         self.cpu, self.cpu_now = (cpu, cpu_now) if cpu is not None and cpu_now is not None else (None, None)
         self.cpu_start = self.cpu_now() if self.cpu_now else 0.0
         self.cores = _CORES
+        self.spare = wall if self.cpu is None else min(wall, self.cpu)
 
     def left(self) -> float:
         """Seconds to wait before asking again; ChannelTimeout once a limit has run out."""
@@ -105,7 +108,10 @@ class Deadline:
         return _Pause(self)
 
     def shift(self, seconds: float) -> None:
-        """Count ``seconds`` (spent serving the other side) against neither limit."""
+        """Count ``seconds`` (spent serving the other side) against neither limit, while ``spare``
+        lasts."""
+        seconds = min(seconds, self.spare)
+        self.spare -= seconds
         self.end += seconds
         self.start += seconds
 
@@ -800,6 +806,7 @@ class Endpoint:
                 else:
                     with deadline.paused():
                         reply = self.answer(msg)
+                    deadline.left()  # serving may have used up what the pause spares
                 self.reply(reply)
             elif msg[0] in ("ok", "err") and msg[1] == rid and len(msg) == 3:
                 return msg[0], msg[2]
