@@ -299,6 +299,33 @@ def test_is_an_oracle_value_computed_once_per_process_and_handed_out_as_a_fresh_
     assert np.array_equal(oracle.pe(5, 4), oracle.positional.pe(5, 4))
 
 
+def test_does_the_memo_keep_no_more_than_its_budget_whatever_it_is_asked(monkeypatch):
+    """A reference lent to a student's code is a memoised oracle function called on whatever the
+    student passes it: what it keeps must stay within one budget for the whole process, newest
+    kept, and an entry larger than the budget alone not kept at all."""
+    from attnlab_oracle import memo
+
+    monkeypatch.setattr(memo, "BUDGET", 1 << 20)
+    calls = []
+
+    @memo.memoised
+    def double(x):
+        calls.append(1)
+        return x * 2
+
+    for k in range(50):  # 160 kB each, 8 MB asked for in all
+        double(np.full(20_000, float(k)))
+    assert memo._held[0] <= memo.BUDGET
+    asked = len(calls)
+    assert np.array_equal(double(np.full(20_000, 49.0)), np.full(20_000, 98.0)) and len(calls) == asked
+    double(np.full(20_000, 0.0))  # the oldest went first
+    assert len(calls) == asked + 1
+    big = np.zeros(200_000)  # 1.6 MB: over the budget alone
+    double(big)
+    double(big)
+    assert len(calls) == asked + 3 and memo._held[0] <= memo.BUDGET
+
+
 def test_is_a_raising_call_named_only_by_the_one_mistake_that_raises_the_same():
     rng = np.random.default_rng(0)
     X, W_Q, W_K, W_V, W_O = (
