@@ -485,6 +485,28 @@ def test_can_a_lent_function_be_made_to_take_more_memory_than_a_sandbox_has(zygo
     sb.kill()
 
 
+def test_does_a_lent_function_leave_no_memory_behind_in_the_worker(zygote):
+    """What a lent function freed but the allocator kept (here 200 MB of small blocks under one
+    that stays, as a cache entry made during the call would) is handed back once the call ends."""
+    sb = start(zygote, "def ask(f, n):\n    return f(n)\n")
+    kept = []
+
+    def hold(n):
+        blocks = [bytes(1000) + b"x" for _ in range(n)]
+        kept.append(bytes(1000) + b"y")  # above them on the heap, and still alive
+        del blocks
+        return n
+
+    def resident() -> int:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * resource.getpagesize()
+
+    before = resident()
+    assert sb.call("ask", None, (hold, 200_000), {}, 10)[0] == 200_000
+    assert resident() - before < 50 << 20
+    sb.kill()
+
+
 def test_does_a_public_row_never_see_what_a_hidden_case_gave_the_student(zygote, tmp_path):
     sub = tmp_path / "recorder.py"
     sub.write_text("""

@@ -11,6 +11,7 @@ function's table stays here, and calls on its inputs are answered from it.
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import os
 import resource
@@ -409,21 +410,35 @@ _NOT_PLAIN = (wire.Ref, wire.Handle, list, tuple, dict)
 
 _STATM: tuple[int, int] | None = None  # (pid, that process's /proc/self/statm), once opened
 _PAGE = resource.getpagesize()
+_TRIM_PAST = 64 << 20  # growth after which what the allocator kept is handed back
+
+
+def _mapped() -> int:
+    """Bytes this process maps now (kept open, one read a call, per process)."""
+    global _STATM
+    if _STATM is None or _STATM[0] != os.getpid():
+        _STATM = (os.getpid(), os.open("/proc/self/statm", os.O_RDONLY | os.O_CLOEXEC))
+    return int(os.pread(_STATM[1], 64, 0).split()[0]) * _PAGE
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    import ctypes
+
+    return getattr(ctypes.CDLL(None), "malloc_trim", None)  # glibc's; None elsewhere
 
 
 def within_memory(memory_mb: int | None, fn: Callable, args: tuple, kwargs: dict) -> Any:
     """``fn(*args, **kwargs)`` with this process's address space held to what it maps now plus
     ``memory_mb`` MiB (a MemoryError past that), its limit as it was afterwards. A function lent to
     the student runs in the worker on whatever the student passes it: the student must not be able
-    to buy more memory with it than its own sandbox has. Unbounded where the limit cannot be set
-    (no /proc, or an RLIMIT_AS the system ignores), or with ``memory_mb`` None."""
-    global _STATM
+    to buy more memory with it than its own sandbox has, nor leave any behind (memory it freed but
+    the allocator kept is handed back to the system). Unbounded where the limit cannot be set (no
+    /proc, or an RLIMIT_AS the system ignores), or with ``memory_mb`` None."""
     try:
         if memory_mb is None:
             raise ValueError("no bound")
-        if _STATM is None or _STATM[0] != os.getpid():  # kept open (one read a call), per process
-            _STATM = (os.getpid(), os.open("/proc/self/statm", os.O_RDONLY | os.O_CLOEXEC))
-        mapped = int(os.pread(_STATM[1], 64, 0).split()[0]) * _PAGE
+        mapped = _mapped()
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         bound = mapped + (memory_mb << 20)
         for limit in (soft, hard):
@@ -436,6 +451,9 @@ def within_memory(memory_mb: int | None, fn: Callable, args: tuple, kwargs: dict
         return fn(*args, **kwargs)
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+        trim = _malloc_trim() if _mapped() > mapped + _TRIM_PAST else None
+        if trim is not None:
+            trim(0)
 
 
 # lent functions' known answers, as look-ups from the encoding of an input (exactly its dtype, shape
