@@ -69,7 +69,7 @@ def _keep(kept, key, value):
     """Keep ``value`` under ``key`` in ``kept`` within the process's ``BUDGET``, dropping the oldest
     entries of any function first; not at all if it alone is over the budget."""
     size = _size(key) + _size(value)
-    if size > BUDGET:
+    if size > BUDGET or key in kept:  # (kept meanwhile by a call it made itself)
         return
     while _held[0] + size > BUDGET:
         (_, old), owner = next(iter(_order.items()))
