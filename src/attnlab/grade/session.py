@@ -435,9 +435,9 @@ def within_memory(memory_mb: int | None, fn: Callable, args: tuple, kwargs: dict
     to buy more memory with it than its own sandbox has, nor leave any behind (memory it freed but
     the allocator kept is handed back to the system). Unbounded where the limit cannot be set (no
     /proc, or an RLIMIT_AS the system ignores), or with ``memory_mb`` None."""
+    if memory_mb is None:
+        return fn(*args, **kwargs)
     try:
-        if memory_mb is None:
-            raise ValueError("no bound")
         mapped = _mapped()
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         bound = mapped + (memory_mb << 20)
