@@ -575,6 +575,66 @@ def test_does_any_byte_string_decode_or_raise_wire_error(data):
         pass
 
 
+FORGED_ERRORS = [
+    ("exec", "exec", "import builtins\nbuiltins.attnlab_forged = True"),
+    ("eval", "eval", "__import__('builtins').__setattr__('attnlab_forged', True)"),
+    ("KeyboardInterrupt", "KeyboardInterrupt", "stop"),
+    ("SystemExit", "SystemExit", "0"),
+    ("GeneratorExit", "BaseException", "x"),
+    ("E" * 100_000, "ValueError", "m" * 100_000),
+]
+
+
+@pytest.mark.parametrize("forged", FORGED_ERRORS, ids=lambda f: f[0][:20])
+def test_is_an_error_reply_the_sandbox_forges_only_ever_a_student_error(zygote, forged):
+    """The sandbox's runtime is the student's to rewrite: an error reply's names and message may be
+    anything. The trusted side must rebuild an ordinary exception from them, never call what a name
+    finds among the builtins, never get an exception that ends the worker, nor keep its sizes."""
+    import builtins
+
+    from attnlab.grade.session import StudentError
+
+    sb = start(
+        zygote,
+        f"""
+import gc
+for o in gc.get_objects():
+    if type(o).__name__ == "Runtime":
+        o.endpoint.describe_error = lambda e: {forged!r}
+def fails():
+    raise ValueError("honest")
+""",
+    )
+    with pytest.raises(Exception) as raised:
+        sb.call("fails", None, (), {}, 10)
+    sb.kill()
+    assert not hasattr(builtins, "attnlab_forged")
+    assert isinstance(raised.value, StudentError) and type(raised.value).__module__ == "attnlab.grade.session"
+    assert len(type(raised.value).__name__) <= 100 and len(str(raised.value)) <= 2000
+
+
+def test_does_a_lent_functions_error_name_nothing_of_the_function(zygote):
+    """A stray keyword makes Python's TypeError name the function that was called: for a probe, which
+    hidden probe the student's checker holds."""
+    sb = start(
+        zygote,
+        """
+def ask(f, x):
+    try:
+        f(x, which_one=1)
+    except TypeError as e:
+        return str(e)
+""",
+    )
+
+    def offsets_only_under_one_permutation(X):
+        return X
+
+    message = sb.call("ask", None, (offsets_only_under_one_permutation, np.eye(2)), {}, 10)[0]
+    sb.kill()
+    assert message and "offsets_only_under_one_permutation" not in message and "which_one" not in message
+
+
 def test_does_a_sandbox_that_sends_garbage_lose_only_its_own_call(zygote):
     sb = start(
         zygote,

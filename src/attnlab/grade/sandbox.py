@@ -70,36 +70,6 @@ DEVICES = {
     "/dev/urandom": landlock.READ_FILE,
 }
 
-# Standard exception types that keep their type across the channel; others travel as their nearest
-# standard base class (numpy's LinAlgError arrives as a ValueError-like StudentError, etc.).
-STANDARD_ERRORS = frozenset(
-    {
-        "ArithmeticError",
-        "AssertionError",
-        "AttributeError",
-        "BufferError",
-        "EOFError",
-        "FloatingPointError",
-        "ImportError",
-        "IndexError",
-        "KeyError",
-        "LookupError",
-        "MemoryError",
-        "ModuleNotFoundError",
-        "NameError",
-        "NotImplementedError",
-        "OSError",
-        "OverflowError",
-        "RecursionError",
-        "RuntimeError",
-        "StopIteration",
-        "TypeError",
-        "UnboundLocalError",
-        "UnicodeError",
-        "ValueError",
-        "ZeroDivisionError",
-    }
-)
 MAX_VALUE_BYTES = 1 << 20
 _NOT_PLAIN = (wire.Ref, wire.Handle, list, tuple, dict)
 MAX_SNAPSHOTS = 64
@@ -141,7 +111,7 @@ def describe_error(e: BaseException) -> tuple[str, str, str]:
     """(type name, nearest standard base type or "", message): what the trusted side re-raises."""
     base = ""
     for cls in type(e).__mro__:
-        if cls.__module__ == "builtins" and cls.__name__ in STANDARD_ERRORS:
+        if cls.__module__ == "builtins" and cls.__name__ in wire.STANDARD_ERRORS:
             base = cls.__name__
             break
     try:

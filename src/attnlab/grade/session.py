@@ -37,17 +37,23 @@ class SandboxDied(StudentError):
 
 
 _ERROR_TYPES: dict[tuple[str, str], type] = {}
+MAX_ERROR_TYPES = 256
 
 
 def student_exception(name: str, base: str, message: str) -> BaseException:
     """The student's exception on this side: the same builtin type when it is a standard one, a
-    StudentError that also subclasses the nearest standard base otherwise."""
-    builtin = getattr(builtins, base, None) if base else None
+    StudentError that also subclasses the nearest standard base otherwise. Both names come from
+    the sandbox, which the student's code can rewrite: only ``wire.STANDARD_ERRORS`` are looked up
+    (never any other builtin, which could be a function such as exec), and the student's own type
+    names make at most ``MAX_ERROR_TYPES`` classes."""
+    builtin = getattr(builtins, base) if base in wire.STANDARD_ERRORS else None
     if builtin is not None and name == base:
         exc = builtin(message)
     else:
-        key = (name, base)
+        key = (name, base if builtin is not None else "")
         if key not in _ERROR_TYPES:
+            if len(_ERROR_TYPES) >= MAX_ERROR_TYPES:
+                _ERROR_TYPES.clear()
             bases = (StudentError,) + ((builtin,) if builtin is not None else ())
             _ERROR_TYPES[key] = type(name if name.isidentifier() else "StudentError", bases, {})
         exc = _ERROR_TYPES[key](message)
@@ -55,10 +61,22 @@ def student_exception(name: str, base: str, message: str) -> BaseException:
     return exc
 
 
+class Refused(TypeError):
+    """A request of the student's side that the trusted side refuses, in the kit's own words."""
+
+
 def describe_trusted_error(e: BaseException) -> tuple[str, str, str]:
-    """What the student's side learns when a callback fails: the type and a short message."""
-    base = next((c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins"), "Exception")
-    return (base, base, str(e)[:200])
+    """What the student's side learns when a function it was lent fails: the standard type, and a
+    message that names neither that function nor anything it holds (its own message could: a
+    TypeError names the function, and so which hidden probe it is)."""
+    base = next(
+        (c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins" and c.__name__ in wire.STANDARD_ERRORS),
+        "RuntimeError",
+    )
+    if type(e) is Refused:
+        return ("TypeError", "TypeError", str(e))
+    hint = " (were the arguments it was given ones it takes?)" if base == "TypeError" else ""
+    return (base, base, f"the function lent to your code raised {base}{hint}")
 
 
 class Output:
@@ -358,7 +376,7 @@ class Sandbox:
                 or not isinstance(kwargs, dict)
                 or not all(isinstance(k, str) for k in kwargs)
             ):
-                raise TypeError("this function can no longer be called")
+                raise Refused("this function can no longer be called")
             # a call on one array in a lent function's table has been answered in its short form;
             # any other runs here, on the student's arguments, with no more memory than its sandbox
             memory_mb = self.zygote.memory_mb if self.zygote is not None else None
@@ -367,7 +385,7 @@ class Sandbox:
             if self.on_check is not None and self.calls == 1:
                 self.on_check(body)
             return None
-        raise TypeError(f"unknown request {kind!r}")
+        raise Refused(f"unknown request {kind!r}")
 
     def _table_of(self, hid: int) -> Callable[[bytes], bytes | None] | None:
         """The known answers of the function lent as ``hid`` (encoded input -> encoded output, or
@@ -551,8 +569,11 @@ def _encoded(inputs: Any, ways: tuple) -> tuple[dict[bytes, int], list[tuple[byt
 
 
 def _error_body(body: Any) -> tuple[str, str, str]:
+    """An error reply's (type name, standard base, message), cut to the sizes the sandbox's own
+    ``describe_error`` sends (a rewritten runtime may send megabytes)."""
     if isinstance(body, tuple) and len(body) == 3 and all(isinstance(x, str) for x in body):
-        return body
+        name, base, message = body
+        return name[:100], base[:100], message[:2000]
     return ("StudentError", "", "malformed error")
 
 

@@ -26,6 +26,37 @@ from typing import Any, Callable
 import numpy as np
 
 MAX_FRAME = 64 * 1024 * 1024
+# Standard exception types that keep their type across the channel; others travel as their nearest
+# standard base class (numpy's LinAlgError arrives as a ValueError-like StudentError, etc.). The
+# receiving side rebuilds only these: an error's names come from the other side, which may lie.
+STANDARD_ERRORS = frozenset(
+    {
+        "ArithmeticError",
+        "AssertionError",
+        "AttributeError",
+        "BufferError",
+        "EOFError",
+        "FloatingPointError",
+        "ImportError",
+        "IndexError",
+        "KeyError",
+        "LookupError",
+        "MemoryError",
+        "ModuleNotFoundError",
+        "NameError",
+        "NotImplementedError",
+        "OSError",
+        "OverflowError",
+        "RecursionError",
+        "RuntimeError",
+        "StopIteration",
+        "TypeError",
+        "UnboundLocalError",
+        "UnicodeError",
+        "ValueError",
+        "ZeroDivisionError",
+    }
+)
 MAX_DEPTH = 64
 MAX_ITEMS = 1_000_000
 MAX_INT_DIGITS = 4000
