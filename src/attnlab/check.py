@@ -82,7 +82,7 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
         isolate=False,
     )
     from .grade import calls
-    from .grade.runner import Grader
+    from .grade.runner import Grader, SandboxUnavailable
     from .grade.session import Zygote
 
     zygote = Zygote.of(launched)
@@ -99,7 +99,11 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
             # the functions it calls are checked too (not shown): a failure they cause points at them
             needed = asked | {c for name in asked for c in grader.uses[name]}
             grader.tests = [tf for tf in grader.tests if tf.name in needed]
-        report = grader.grade(path)
+        try:
+            report = grader.grade(path)
+        except SandboxUnavailable as e:
+            print(f"attnlab check: {e}; try again", file=sys.stderr)
+            return 2
     finally:
         zygote.close()
     for err in report.errors:

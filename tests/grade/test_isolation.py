@@ -693,20 +693,22 @@ def test_does_landlock_confine_a_sandbox_where_user_namespaces_are_refused(user)
 
 
 SIGNAL_ATTEMPTS = """
-import json, os, signal, sys, threading
+import errno, fcntl, json, os, signal, socket, struct, sys, threading
 sys.path.insert(0, sys.argv[1])
 from attnlab.grade import jail, syscalls
 os.setsid()  # as a sandbox does: its process group is its own
 jail.no_new_privileges()
 jail.install_syscall_filter(syscalls.compile_filter(shared_host=True, signals_within=os.getpid()))
 parent = os.getppid()
+r, w = os.pipe()
+a, b = socket.socketpair()
 def attempt(action):
     try:
         action()
         return 0
     except OSError as e:
         return e.errno
-print(json.dumps({
+found = {
     "parent": attempt(lambda: os.kill(parent, 0)),
     "parent_group": attempt(lambda: os.killpg(os.getpgid(parent), 0)),
     "everyone": attempt(lambda: os.kill(-1, 0)),
@@ -715,7 +717,32 @@ print(json.dumps({
     "own_group": attempt(lambda: os.kill(0, 0)),
     "own_group_by_id": attempt(lambda: os.killpg(os.getpgrp(), 0)),
     "own_thread": attempt(lambda: signal.pthread_kill(threading.get_ident(), 0)),
-}))
+    # a descriptor's owner gets its I/O signals, SIGKILL if F_SETSIG says so
+    "parent_owns_pipe": attempt(lambda: fcntl.fcntl(r, fcntl.F_SETOWN, parent)),
+    "pipe_signal": attempt(lambda: fcntl.fcntl(r, 10, signal.SIGKILL)),  # F_SETSIG
+    "parent_owns_pipe_ex": attempt(lambda: fcntl.fcntl(r, 15, struct.pack("ii", 1, parent))),  # F_SETOWN_EX
+    "parent_owns_pipe_ioctl": attempt(lambda: fcntl.ioctl(r, 0x8901, struct.pack("i", parent))),  # FIOSETOWN
+    "parent_owns_socket_ioctl": attempt(lambda: fcntl.ioctl(a, 0x8902, struct.pack("i", parent))),  # SIOCSPGRP
+}
+# what Python, numpy and matplotlib ask of descriptors still works
+ordinary = {
+    "flags": attempt(lambda: fcntl.fcntl(r, fcntl.F_SETFL, fcntl.fcntl(r, fcntl.F_GETFL) | os.O_NONBLOCK)),
+    "dup": attempt(lambda: os.close(fcntl.fcntl(r, fcntl.F_DUPFD_CLOEXEC, 10))),
+    "inheritable": attempt(lambda: os.set_inheritable(r, True)),
+    "lock": attempt(lambda: fcntl.flock(w, fcntl.LOCK_EX)),
+    "isatty": attempt(lambda: os.isatty(r) and None),
+}
+try:
+    os.get_terminal_size(r)
+    ordinary["terminal_size"] = 0
+except OSError as e:
+    ordinary["terminal_size"] = 0 if e.errno == errno.ENOTTY else e.errno
+import matplotlib
+matplotlib.use("Agg")
+import io, matplotlib.pyplot as plt, numpy as np
+plt.plot(np.arange(3.0))
+plt.savefig(io.BytesIO(), format="png")
+print(json.dumps(dict(found, ordinary=ordinary)))
 """
 
 
@@ -730,7 +757,10 @@ def test_does_the_filter_keep_signals_within_the_sandbox_where_landlock_cannot()
     )
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
+    assert found.pop("ordinary") == dict.fromkeys(("flags", "dup", "inheritable", "lock", "isatty", "terminal_size"), 0)
     outside = ("parent", "parent_group", "everyone", "parent_thread")
+    outside += ("parent_owns_pipe", "pipe_signal", "parent_owns_pipe_ex", "parent_owns_pipe_ioctl")
+    outside += ("parent_owns_socket_ioctl",)
     assert {k: found[k] for k in outside} == dict.fromkeys(outside, errno.ENOSYS)
     assert {k: v for k, v in found.items() if k not in outside} == dict.fromkeys(set(found) - set(outside), 0)
 

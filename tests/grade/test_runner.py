@@ -155,3 +155,18 @@ def test_do_questions_lent_the_same_reference_share_one_fresh_sandbox(zygote, mo
     reruns = [c for q in report.questions for c in q.cases if c.note and not c.hidden]
     assert reruns, "a public case of a question lent a reference runs again with it"
     assert len(spawned) == 2
+
+
+def test_is_a_submission_left_ungraded_rather_than_scored_zero_when_no_sandbox_can_be_had():
+    """A zygote gone (killed, say, by an earlier submission on a kernel that lets signals through)
+    is the grader's failure, not the student's: no grade, so that ``attnlab grade`` retries it."""
+    from attnlab.grade.runner import SandboxUnavailable
+
+    z = Zygote(uid=None, gid=None, memory_mb=1024, cpu_seconds=60)
+    z.proc.kill()
+    z.proc.wait()
+    try:
+        with pytest.raises(SandboxUnavailable):
+            grade(z, paths.sample_submissions_dir() / "loops_score_full.py", paths.tests_dir())
+    finally:
+        z.close()

@@ -139,6 +139,12 @@ class Grader:
         return _Run(self, Path(path)).run()
 
 
+class SandboxUnavailable(RuntimeError):
+    """The worker's zygote gives no more sandboxes: the grading machinery failed, not the
+    submission (a submission may even have killed the zygote), so no grade is given from this
+    worker; ``attnlab grade`` retries the submission on a fresh worker, once."""
+
+
 class _Run:
     MAX_CHECKS = 20
 
@@ -294,8 +300,7 @@ class _Run:
         try:
             sb = self.sandbox = self.g.zygote.spawn(self.output, wants=self.wants)
         except (RuntimeError, OSError) as e:
-            self.stopped = f"no sandbox could be started ({e})"
-            return False
+            raise SandboxUnavailable(f"no sandbox could be started ({e})") from None
         if first:
             self.first = sb
         self.seen_lent, self.seen_hidden = set(), False

@@ -98,6 +98,24 @@ SHARED_HOST = frozenset(
 # these reach only the sandbox itself or its process group (first argument: a pid, or a thread group
 # id); pidfd_send_signal goes altogether (its target hides behind a descriptor).
 SIGNALS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal")
+# A descriptor's owner receives its I/O signals (SIGIO, or any signal F_SETSIG names, SIGKILL
+# included), and F_SETOWN, F_SETOWN_EX, FIOSETOWN and SIOCSPGRP make any process of the same user its
+# owner: there, fcntl and ioctl keep only these commands, none of which sets an owner or its signal.
+FCNTL_COMMANDS = (
+    0, 1, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13, 14, 16,  # F_DUPFD .. F_SETLKW, F_GETOWN, F_GETSIG, (64-bit locks), F_GETOWN_EX
+    36, 37, 38,  # F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW
+    1025, 1030, 1031, 1032, 1033, 1034,  # F_GETLEASE, F_DUPFD_CLOEXEC, pipe sizes, seals
+)  # fmt: skip
+IOCTL_COMMANDS = (
+    0x5401,
+    0x802C542A,
+    0x5413,
+    0x540F,  # TCGETS, TCGETS2, TIOCGWINSZ, TIOCGPGRP: "is it a terminal?"
+    0x541B,
+    0x5421,
+    0x5450,
+    0x5451,  # FIONREAD, FIONBIO, FIONCLEX, FIOCLEX
+)
 # CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET
 CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 
@@ -159,10 +177,21 @@ def compile_filter(*, shared_host: bool = False, signals_within: int | None = No
             if lib.seccomp_rule_add_array(ctx, _ALLOW, number, len(conditions), array) < 0:
                 raise OSError(f"seccomp: cannot allow {syscall}")
 
+        owners = ("fcntl", "fcntl64", "ioctl")
         for syscall in ALLOWED:
-            if not (shared_host and syscall in SHARED_HOST or signals_within is not None and syscall in SIGNALS):
+            if not (
+                shared_host
+                and syscall in SHARED_HOST
+                or signals_within is not None
+                and (syscall in SIGNALS or syscall in owners)
+            ):
                 allow(syscall)
         if signals_within is not None:
+            for command in FCNTL_COMMANDS:
+                allow("fcntl", (1, _CMP_EQ, command, 0))
+                allow("fcntl64", (1, _CMP_EQ, command, 0))
+            for command in IOCTL_COMMANDS:
+                allow("ioctl", (1, _CMP_MASKED_EQ, 0xFFFFFFFF, command))
             # compared on the low 32 bits: a pid_t, however the caller extended it
             own, group = signals_within, -signals_within & 0xFFFFFFFF
             for target in (0, own, group):

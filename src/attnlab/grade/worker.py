@@ -109,7 +109,7 @@ def serve(config: dict) -> None:
         # it is not held to this core while it starts)
         os.sched_setaffinity(0, {config["cpu"]})
     from . import report
-    from .runner import Grader, Limits
+    from .runner import Grader, Limits, SandboxUnavailable
     from .session import Zygote
 
     zygote = Zygote.of(launched)
@@ -127,7 +127,12 @@ def serve(config: dict) -> None:
     replies.write(json.dumps({"ready": mode, "isolation": zygote.isolation}) + "\n")
     for line in sys.stdin:
         job = json.loads(line)
-        graded = grader.grade(Path(job["path"]))
+        try:
+            graded = grader.grade(Path(job["path"]))
+        except SandboxUnavailable:
+            # this worker can grade no more: it ends, and the batch retries the job on a fresh one
+            zygote.close()
+            importpath.exit_now(1)
         report.write(Path(config["out"]), graded, job["fields"], job["who"])
         # what grades.csv needs, so that the batch never reads the results back
         scores = {q.name: q.score for q in graded.questions}
