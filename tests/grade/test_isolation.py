@@ -653,6 +653,7 @@ def probe():
         "own": open("handoff").read() == TOKEN,
         "solve": float(np.linalg.solve(np.eye(2), np.ones(2)).sum()),
         "plant": _error(lambda: open(PLANT).read()),
+        "site_plant": _error(lambda: open(SITE_PLANT).read()),
         "list_tmp": _error(lambda: os.listdir("/tmp")),
         "written": [d for d in ("/tmp", "/dev/shm", "/var/tmp", "/run/lock") if not _error(lambda: _write(d))],
         "socket": _error(lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)),
@@ -668,18 +669,24 @@ def probe():
     ["this_user", pytest.param("nobody", marks=pytest.mark.skipif(not can_run_as_nobody(), reason=WHY_NOT_AS_NOBODY))],
 )
 def test_does_landlock_confine_a_sandbox_where_user_namespaces_are_refused(user):
-    """Without namespaces: the planted course cannot be read even by its path, nothing is written
-    outside the sandbox's own scratch folder (removed afterwards), no socket or System V IPC, and
-    (Landlock ABI 6) no signal reaches the grader; numpy and its own folder still work."""
+    """Without namespaces: the planted course cannot be read even by its path, nor the course as
+    ``pip install .`` puts it, inside the interpreter's own site-packages (a Landlock rule cannot
+    mask part of the interpreter's folder); nothing is written outside the sandbox's own scratch
+    folder (removed afterwards), no socket or System V IPC, and (Landlock ABI 6) no signal reaches
+    the grader; numpy and its own folder still work."""
     from attnlab.grade import landlock
 
     scoped = landlock.abi() >= 6
     folder = _venv_under_tmp(SYSTEM_PYTHON if user == "nobody" else sys.executable)
+    site_plant = next((folder / "venv" / "lib").glob("python3*/site-packages")) / "attnlab" / "kit" / "solution.py"
+    site_plant.parent.mkdir(parents=True)
+    site_plant.write_text("# BEGIN SOLUTION\n")
+    make_readable(folder)
     try:
         found = _probe(
             folder,
             user=NOBODY if user == "nobody" else None,
-            code=f"SIGNALS_SCOPED = {scoped}\n" + LANDLOCK_PROBE,
+            code=f"SIGNALS_SCOPED = {scoped}\nSITE_PLANT = {str(site_plant)!r}\n" + LANDLOCK_PROBE,
             without_userns=True,
         )
     finally:
@@ -687,7 +694,7 @@ def test_does_landlock_confine_a_sandbox_where_user_namespaces_are_refused(user)
     assert found["mode"] == "landlock" and found["errors"] == [], found
     result = found["result"]
     assert result["own"] and result["solve"] == 2.0
-    assert result["plant"] == result["list_tmp"] == errno.EACCES and result["written"] == []
+    assert result["plant"] == result["site_plant"] == result["list_tmp"] == errno.EACCES and result["written"] == []
     assert result["socket"] == result["udp"] == result["shmget"] == errno.ENOSYS
     assert not os.path.exists(result["cwd"])
 

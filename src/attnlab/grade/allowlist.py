@@ -150,6 +150,32 @@ def view(allowed: list[str]) -> tuple[list[str], list[str]]:
     return sorted(binds), sorted(masks)
 
 
+def landlock_view(binds: list[str], masks: list[str]) -> tuple[list[str], list[str]]:
+    """The view as Landlock can have it: (paths that may be read, folders that may only be listed).
+    A Landlock rule allows a path and everything beneath it, and nothing masks part of that; so a
+    bound tree that holds a mask (the interpreter's folder, holding site-packages with this kit's
+    solution and hidden tests in it once installed) is allowed entry by entry, down to the mask.
+    The mask may be listed: the import system lists a site folder to find the allowed packages in it,
+    each bound (so readable) on its own."""
+    readable: list[str] = []
+    for path in binds:
+        readable += _carve(path, [m for m in masks if _within(m, path)])
+    return sorted(set(readable)), sorted(masks)
+
+
+def _carve(path: str, masks: list[str]) -> list[str]:
+    """``path`` and what is beneath it, less ``masks`` (real paths beneath it), as few paths as can be."""
+    if not masks:
+        return [path]
+    if path in masks or not os.path.isdir(path):
+        return []
+    kept = []
+    for entry in os.scandir(path):
+        real = os.path.realpath(entry.path)  # a rule follows a symbolic link: carve where it leads
+        kept += _carve(real, [m for m in masks if _within(m, real)])
+    return kept
+
+
 def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 

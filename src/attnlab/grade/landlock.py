@@ -90,11 +90,14 @@ def _check(ret: int, what: str) -> int:
     return ret
 
 
-def ruleset(*, read: list[str], write: list[str], devices: dict[str, int]) -> int:
-    """A ruleset (its descriptor, for ``enforce``): ``read`` trees and files may be read, ``write``
-    folders fully used, each of ``devices`` (path -> rights, e.g. READ_FILE | WRITE_FILE) used as
-    given; nothing else of the file system. Paths that do not exist are skipped. Made before the
-    process gives up its privileges, a rule can name a path that only the privileged can reach."""
+def ruleset(
+    *, read: list[str], write: list[str], devices: dict[str, int], listed: tuple[str, ...] | list[str] = ()
+) -> int:
+    """A ruleset (its descriptor, for ``enforce``): ``read`` trees and files may be read, ``listed``
+    trees only listed, ``write`` folders fully used, each of ``devices`` (path -> rights, e.g.
+    READ_FILE | WRITE_FILE) used as given; nothing else of the file system. Paths that do not exist
+    are skipped. Made before the process gives up its privileges, a rule can name a path that only
+    the privileged can reach."""
     version = abi()
     if version < 1:
         raise OSError(38, "landlock: not available")
@@ -107,7 +110,8 @@ def ruleset(*, read: list[str], write: list[str], devices: dict[str, int]) -> in
         "create_ruleset",
     )
     try:
-        rules = [(p, READ_FILE | READ_DIR) for p in read] + [(p, fs) for p in write] + list(devices.items())
+        rules = [(p, READ_FILE | READ_DIR) for p in read] + [(p, READ_DIR) for p in listed]
+        rules += [(p, fs) for p in write] + list(devices.items())
         for path, rights in rules:
             try:
                 parent = os.open(path, os.O_PATH | os.O_CLOEXEC)

@@ -514,7 +514,10 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
         os.closerange(keep[0] + 1, keep[1])
         os.closerange(keep[1] + 1, 65536)
         # made with the zygote's rights: a rule may name a path the sandbox's own user id cannot reach
-        rules = landlock.ruleset(read=config["binds"], write=[work], devices=DEVICES) if mode == "landlock" else None
+        rules = None
+        if mode == "landlock":
+            readable, listed = config["landlock_view"]
+            rules = landlock.ruleset(read=readable, listed=listed, write=[work], devices=DEVICES)
         # a process count of its own where it counts this sandbox's processes alone: its own user
         # id, or its own user namespace (a user's count in a namespace starts at zero); under
         # Landlock, its user's processes as they are now plus its share (a fork bomb stops there)
@@ -1058,6 +1061,7 @@ def main(config: dict) -> None:
     config["binds"], config["masks"] = (
         allowlist.view(config.get("packages", [])) if config.get("isolate", True) else ([], [])
     )
+    config["landlock_view"] = allowlist.landlock_view(config["binds"], config["masks"])
     zygote = Zygote(config)
     zygote.optional = (*preloads.OPTIONAL, *config.get("preload", []))
     isolate = config.get("isolate", True)
