@@ -645,6 +645,9 @@ def _write(folder):
         f.write(TOKEN)
 def probe():
     _write(".")  # its own scratch folder: what an honest submission may use
+    # a folder it may write in but its owner may not list: shutil.rmtree alone cannot empty it
+    os.makedirs("keep/deeper", mode=0o300)
+    _write("keep/deeper")
     libc = ctypes.CDLL(None, use_errno=True)
     ctypes.set_errno(0)
     shm = libc.shmget(0x41544E4C, 4096, 0o1666)
@@ -672,7 +675,7 @@ def test_does_landlock_confine_a_sandbox_where_user_namespaces_are_refused(user)
     """Without namespaces: the planted course cannot be read even by its path, nor the course as
     ``pip install .`` puts it, inside the interpreter's own site-packages (a Landlock rule cannot
     mask part of the interpreter's folder); nothing is written outside the sandbox's own scratch
-    folder (removed afterwards), no socket or System V IPC, and (Landlock ABI 6) no signal reaches
+    folder (removed afterwards, even a folder in it that its owner cannot list), no socket or System V IPC, and (Landlock ABI 6) no signal reaches
     the grader; numpy and its own folder still work."""
     from attnlab.grade import landlock
 

@@ -842,9 +842,30 @@ def _discard(cgroup, scratch: str | None) -> None:
     if cgroup is not None:
         cgroup.remove()
     if scratch is not None:
-        import shutil
+        _remove_tree(scratch)
 
-        shutil.rmtree(scratch, ignore_errors=True)
+
+def _remove_tree(path: str) -> None:
+    """Remove ``path`` and everything in it, as ``shutil.rmtree`` does, even the folders a sandbox
+    made for itself to write in but not to list (``mkdir(name, 0o300)``), which rmtree cannot empty:
+    files left in one would outlive the run and fill the disk a little more with every submission."""
+    import shutil
+    import stat
+
+    shutil.rmtree(path, ignore_errors=True)
+    if not os.path.lexists(path):
+        return
+    folders = [path]
+    while folders:  # every folder beneath made listable and writable by its owner (us, or root)
+        folder = folders.pop()
+        try:
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                continue
+            os.chmod(folder, 0o700)
+            folders += [entry.path for entry in os.scandir(folder) if entry.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+    shutil.rmtree(path, ignore_errors=True)
 
 
 class _Running:
@@ -967,7 +988,6 @@ def _trial(zygote: Zygote, mode: str) -> bool:
 def _remove_stale_scratch() -> None:
     """Remove the scratch folders of zygotes that died without removing them (a killed worker takes
     its zygote along): ours, named after a pid that no longer runs."""
-    import shutil
     import tempfile
 
     base = tempfile.gettempdir()
@@ -984,7 +1004,7 @@ def _remove_stale_scratch() -> None:
             continue
         path = os.path.join(base, name)
         if os.lstat(path).st_uid == os.geteuid():
-            shutil.rmtree(path, ignore_errors=True)
+            _remove_tree(path)
 
 
 def _syscall_filter(mode: str, isolate: bool) -> bytes | None:
@@ -1139,9 +1159,7 @@ def main(config: dict) -> None:
         zygote.kill(pid, wait=False)  # all at once (with namespaces); then each is waited for here
     zygote.reap(limit=10.0)
     if zygote.scratch_base is not None:
-        import shutil
-
-        shutil.rmtree(zygote.scratch_base, ignore_errors=True)
+        _remove_tree(zygote.scratch_base)
     os._exit(0)
 
 
