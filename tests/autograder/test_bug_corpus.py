@@ -26,6 +26,10 @@ NUMPY_PRINT = re.compile(r"\[\[?\s*-?\d+\.\d*(e-?\d+)?\s+-?\d")
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 BASE = FIXTURES / "alternatives" / "vectorised.py"
 BUGS = sorted((FIXTURES / "bugs").glob("*_loses_*.py"))
+# bugs in functions that the base's own functions call where the reference solution's do not (for
+# grade/test_dependencies: graded in isolation, they cost points in that function alone)
+OWN_BASE = FIXTURES / "alternatives" / "calls_its_own.py"
+OWN_CALLS = sorted((FIXTURES / "own_calls").glob("*_loses_*.py"))
 
 
 def compose(overlay: Path, base: Path = BASE) -> str:

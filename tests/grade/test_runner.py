@@ -140,10 +140,37 @@ def test_does_a_sandbox_never_run_as_root_even_where_namespaces_are_refused(tmp_
     assert not (secret / "x").exists()
 
 
-def test_do_questions_lent_the_same_reference_share_one_fresh_sandbox(zygote, monkeypatch):
+CALLING_ATTENTION = """
+
+def self_attention(X, W_Q, W_K, W_V, mask=None):
+    return scaled_dot_product_attention(X @ W_Q, X @ W_K, X @ W_V, mask)
+
+
+def multi_head_attention(X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    d_h, d_v = W_Q.shape[1] // num_heads, W_V.shape[1] // num_heads
+    heads = [
+        scaled_dot_product_attention(
+            X @ W_Q[:, h * d_h : (h + 1) * d_h], X @ W_K[:, h * d_h : (h + 1) * d_h], X @ W_V[:, h * d_v : (h + 1) * d_v], mask
+        )[0]
+        for h in range(num_heads)
+    ]
+    return np.concatenate(heads, axis=1) @ W_O
+"""
+
+
+def test_do_questions_lent_the_same_reference_share_one_fresh_sandbox(zygote, monkeypatch, tmp_path):
     # no scaling in scaled_dot_product_attention: self_attention and multi_head_attention both get
     # the reference lent; their public reruns and hidden cases need one sandbox besides the first
-    sample = paths.sample_submissions_dir() / "no_scaling_score_partial.py"
+    # (both call scaled_dot_product_attention, and multi_head_attention not self_attention: it would
+    # wait for self_attention's grade, which decides whether that reference is lent too)
+    import bug_corpus
+
+    corpus = bug_corpus.load()
+    sample = tmp_path / "no_scaling.py"
+    sample.write_text(
+        corpus.compose(FIXTURES.parent / "bugs" / "missing_scale_loses_scaled_dot_product_attention.py")
+        + CALLING_ATTENTION
+    )
     spawned = []
     spawn = zygote.spawn
     monkeypatch.setattr(zygote, "spawn", lambda output, **kw: spawned.append(output) or spawn(output, **kw))

@@ -8,6 +8,7 @@ from otter.test_files import test_case
 import attnlab_oracle as oracle
 
 name = "alibi_bias"
+reference = oracle.alibi_bias  # lent to the callers of alibi_bias when the student's own fails
 
 
 @test_case(points=1, hidden=False)

@@ -8,6 +8,7 @@ from otter.test_files import test_case
 import attnlab_oracle as oracle
 
 name = "rope"
+reference = oracle.references.rope  # lent to the callers of rope when the student's own fails
 
 
 @test_case(points=1, hidden=False)

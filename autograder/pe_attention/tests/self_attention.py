@@ -8,6 +8,7 @@ from otter.test_files import test_case
 import attnlab_oracle as oracle
 
 name = "self_attention"
+reference = oracle.self_attention  # lent to the callers of self_attention when the student's own fails
 
 
 def _pair(result, what):

@@ -76,6 +76,14 @@ WORKER_TO_SANDBOX = (
         "call limit",
     ),
     Message(
+        "calls",
+        "worker",
+        "None",
+        "{function: [the other functions the submission defines that its code names]}: whose "
+        "reference a question's cases are lent besides those the solution's call graph gives",
+        "call limit",
+    ),
+    Message(
         "call",
         "worker",
         "(name, snapshot or None, args, kwargs, {global name: Handle}): plain data, Refs, Handles; "

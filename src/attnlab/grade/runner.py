@@ -117,23 +117,25 @@ class Grader:
         # loaded once per worker: the test files only ever meet plain data from the sandboxes, so
         # one submission cannot leave anything in them for the next
         tests = load_tests(tests_dir, support_dir)
-        self.calls = calls or {}
-        by_name = {tf.name: tf for tf in tests}
-        self.tests = [by_name[name] for name in call_graph.order(by_name, self.calls)]
-        # which references each question's cases may be lent: those of the graded functions it
-        # calls, directly or further down, that have one
-        self.callees = {
-            tf.name: sorted(c for c in call_graph.reach(tf.name, self.calls) if c in by_name and by_name[c].reference)
-            if isolate
-            else []
-            for tf in tests
-        }
+        self.calls, self.isolate = calls or {}, isolate
+        self.tests, self.callees, self.uses = self.graph(tests, self.calls)
         self.references = {tf.name: tf.reference for tf in tests if tf.reference is not None}
-        # every graded function each question's function calls, in grading order (deepest first)
-        self.uses = {
-            tf.name: [n for n in call_graph.order(by_name, self.calls) if n in call_graph.reach(tf.name, self.calls)]
-            for tf in tests
+
+    def graph(
+        self, tests: list[testfiles.TestFile], calls: dict[str, list[str]]
+    ) -> tuple[list[testfiles.TestFile], dict[str, list[str]], dict[str, list[str]]]:
+        """``tests`` in grading order (callees first), by ``calls``; for each question, the references
+        its cases may be lent (those of the graded functions it calls, directly or further down,
+        that have one), and every graded function it calls, in grading order."""
+        by_name = {tf.name: tf for tf in tests}
+        order = call_graph.order(by_name, calls)
+        reach = {tf.name: call_graph.reach(tf.name, calls) for tf in tests}
+        callees = {
+            name: sorted(c for c in reached if c in by_name and by_name[c].reference) if self.isolate else []
+            for name, reached in reach.items()
         }
+        uses = {name: [n for n in order if n in reached] for name, reached in reach.items()}
+        return [by_name[name] for name in order], callees, uses
 
     def grade(self, path: Path) -> Report:
         return _Run(self, Path(path)).run()
@@ -172,7 +174,7 @@ class _Run:
 
     # ---- the whole run
     def run(self) -> Report:
-        self.tests = self.g.tests
+        self.tests, self.callees, self.uses = self.g.tests, self.g.callees, self.g.uses
         self.by_stem = {tf.path.stem: tf for tf in self.tests}
         try:
             self.cells = source.cells(self.path)
@@ -181,8 +183,8 @@ class _Run:
             self.stopped = f"the submission could not be read ({type(e).__name__}: {str(e)[:200]})"
         self.wants = preloads.wanted(self.g.zygote.optional, self.cells)
         try:
-            if not self.stopped:
-                self.boot(first=True)
+            if not self.stopped and self.boot(first=True):
+                self.add_student_calls()
             for tf in self.tests:
                 if tf.name not in self.results:
                     self.results[tf.name] = [
@@ -216,9 +218,31 @@ class _Run:
             time.monotonic() - self.start,
         )
 
+    def add_student_calls(self) -> None:
+        """The solution's call graph, and the submission's own besides: a student's function may
+        call another graded one that the solution's does not (``multi_head_attention`` through
+        their ``self_attention``), and a mistake in that one must cost its points once, in it. The
+        graph comes from the sandbox, so the student may claim any call; a claimed call lends a
+        reference only where the callee fails its own tests, which a call in the code would too."""
+        assert self.sandbox is not None
+        try:
+            reply = self.sandbox.request("calls", None, self.limits.call, "reading which functions call which")
+        except StudentError:
+            return
+        if not isinstance(reply, dict) or len(reply) > 10_000:
+            return
+        graded = {tf.name for tf in self.tests}
+        calls = {name: list(callees) for name, callees in self.g.calls.items()}
+        for name, callees in reply.items():
+            if type(name) is str and isinstance(callees, list) and len(callees) <= 10_000:
+                more = [c for c in callees if type(c) is str]
+                calls[name] = sorted(set(calls.get(name, [])) | set(more))
+        if any(set(call_graph.reach(n, calls)) != set(call_graph.reach(n, self.g.calls)) for n in graded):
+            self.tests, self.callees, self.uses = self.g.graph(self.tests, calls)
+
     def failed_callees(self, tf: testfiles.TestFile) -> list[str]:
         """The callees of ``tf``'s function whose own cases have all run and one failed."""
-        return [c for c in self.g.callees[tf.name] if any(not r.passed for r in self.results.get(c, []))]
+        return [c for c in self.callees[tf.name] if any(not r.passed for r in self.results.get(c, []))]
 
     def run_cases(self, tf: testfiles.TestFile, *, hidden: bool, only: set[str] | None = None) -> list[CaseResult]:
         """``tf``'s hidden (or public) cases (those named in ``only``), each lent the references of
@@ -230,14 +254,15 @@ class _Run:
 
     def run_lending(self, lending: list[testfiles.TestFile]) -> None:
         """The questions graded with lent references, in rounds: a round is every pending question
-        none of whose callees is still pending (what it is lent can no longer change). A round's
+        none of whose callees with a reference is still pending (what it is lent can no longer
+        change). A round's
         failed public cases all run again first, in one sandbox that has run no hidden case, then
         its hidden cases: one fresh sandbox per round rather than one per question."""
         pending = list(lending)
         while pending:
             names = {tf.name for tf in pending}
             # (the first pending question when they call each other: call-graph order, as before)
-            ready = [tf for tf in pending if not names & set(self.g.uses[tf.name])] or pending[:1]
+            ready = [tf for tf in pending if not names & set(self.callees[tf.name])] or pending[:1]
             for tf in ready:
                 self.rerun_public(tf)
             for tf in ready:
@@ -261,7 +286,7 @@ class _Run:
         a callee without a reference, isolation turned off) while that callee fails its own tests
         points at the callee instead of guessing a cause of its own."""
         for tf in self.tests:
-            failing = [c for c in self.g.uses[tf.name] if any(not r.passed for r in self.results.get(c, []))]
+            failing = [c for c in self.uses[tf.name] if any(not r.passed for r in self.results.get(c, []))]
             if not failing:
                 continue
             callee = failing[0]  # the deepest: fixing it may fix the others

@@ -327,6 +327,22 @@ class Runtime:
             out[name] = ("value", value) if len(data) <= MAX_VALUE_BYTES else ("opaque", "large")
         return (number, out)
 
+    def do_calls(self, _):
+        """For each function the submission defines, the others it defines that its code names
+        (``calls.graph``'s reading of the solution, on the submission): the worker lends a
+        reference wherever the student's own function calls one that fails its tests."""
+        defined = {n: v for n, v in list(self.ns.items()) if type(n) is str and type(v) is types.FunctionType}
+        out = {}
+        for name, fn in defined.items():
+            named: set[str] = set()
+            todo = [fn.__code__]
+            while todo and len(named) < 10_000:
+                code = todo.pop()
+                named.update(code.co_names)
+                todo += [c for c in code.co_consts if type(c) is types.CodeType]
+            out[name] = sorted((named & defined.keys()) - {name})
+        return out
+
     @staticmethod
     def signature(fn):
         import inspect

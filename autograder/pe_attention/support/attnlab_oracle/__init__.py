@@ -25,7 +25,7 @@ second top-level ``.py`` file there would stop otter from finding a ``.py`` subm
 """
 
 from . import attention as _attention
-from . import checkers, mistakes, probes  # noqa: F401
+from . import checkers, mistakes, probes, references  # noqa: F401
 from . import extensions as _extensions
 from . import permutation as _permutation
 from . import positional as _positional
