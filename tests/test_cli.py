@@ -85,3 +85,11 @@ def test_does_the_program_end_with_its_code_its_output_and_atexit_but_no_teardow
     assert code == 0 and "attnlab" in out and "atexit ran" in out and "torn down" not in out
     code, out, err = program("check", str(tmp_path / "missing.py"))
     assert code == 2 and "missing.py" in err and "atexit ran" in out and "torn down" not in out
+
+
+def test_is_a_timeout_that_is_not_a_number_of_seconds_a_usage_error(tmp_path):
+    sub = tmp_path / "s.py"
+    sub.write_text("")
+    for value in ("nan", "inf", "1e308"):
+        code, output, _ = _run("grade", str(sub), "--out", str(tmp_path / "r"), "--timeout", value)
+        assert code == 2 and "--timeout" in output and "Traceback" not in output

@@ -62,13 +62,17 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
     except (OSError, ValueError) as e:  # paths.CourseError is a ValueError
         print(f"attnlab check: {e}", file=sys.stderr)
         return 2
+    from . import userfiles
     from .grade import launch, preloads, source
     from .grade.limits import Limits
 
     limits = Limits.from_timeout(CALL_TIMEOUT, MEMORY_MB)
     try:
         cells = source.cells(path)
-    except (OSError, ValueError):  # an unreadable notebook: the grader says why
+    except userfiles.NotAFile as e:  # a pipe, a device, a folder, too large: nothing to check
+        print(f"attnlab check: {e}", file=sys.stderr)
+        return 2
+    except Exception:  # noqa: BLE001 - an unreadable notebook (of any kind): the grader says why
         cells = []
     # the student's own code on the student's own machine: the grader's process model and limits,
     # with the student's own packages (no allow-list view: there is nothing here to hide). Started
@@ -90,7 +94,12 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
     try:
         # the call graph (the release's calls.json) orders the questions and points a failure at
         # the callee that causes it; the public tests lend no reference
-        grader = Grader(zygote, tests_dir, None, limits, calls=calls.for_tests(tests_dir)["calls"])
+        try:
+            graph = calls.for_tests(tests_dir)["calls"]
+        except paths.CourseError as e:  # a course marker that cannot be read
+            print(f"attnlab check: {e}", file=sys.stderr)
+            return 2
+        grader = Grader(zygote, tests_dir, None, limits, calls=graph)
         asked = {tf.name for tf in grader.tests if question in (tf.name, tf.path.stem)} if question else None
         if asked is not None:
             if not asked:

@@ -9,6 +9,7 @@ inside the commands, so that ``attnlab check`` starts fast. ``student`` is the s
 from __future__ import annotations
 
 import importlib
+import math
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -133,6 +134,13 @@ def release(out: Path | None, course: Path | None, assignment: str | None):
             raise _fail_cleanly(err) from None
 
 
+def _finite(param: click.Parameter, value: float) -> float:
+    """A number of seconds a limit can be set to: FloatRange lets nan through (no comparison is true)."""
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a number of seconds", param=param)
+    return value
+
+
 @main.command()
 @click.argument("submissions", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option(
@@ -159,7 +167,8 @@ def release(out: Path | None, course: Path | None, assignment: str | None):
 @click.option("--force", is_flag=True, help="Regrade submissions that are unchanged since they were graded.")
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0.1),
+    type=click.FloatRange(min=0.1, max=3600.0),
+    callback=lambda ctx, param, value: _finite(param, value),
     default=10.0,
     show_default=True,
     help="Seconds one call of a student function may take.",

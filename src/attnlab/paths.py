@@ -51,6 +51,11 @@ class CourseError(ValueError):
     """No course folder, or no such assignment: the user's mistake, said in one line."""
 
 
+class MarkerError(CourseError):
+    """The course's marker file is there but cannot be used: the instructor's to fix, never to be
+    taken as no course (which would grade without the course's settings)."""
+
+
 def kit_root() -> Path:
     """The bundled course template: the source checkout, or the copy inside the installed wheel."""
     if (_CHECKOUT / MARKER).is_file() and (_CHECKOUT / "solutions").is_dir():
@@ -153,7 +158,11 @@ def setting(section: str, key: str, default: Any) -> Any:
     try:
         table = tomllib.loads(marker.read_text(encoding="utf-8")).get(section, {})
     except tomllib.TOMLDecodeError as e:
-        raise CourseError(f"{marker} is not valid TOML ({e})") from None
+        raise MarkerError(f"{marker} is not valid TOML ({e})") from None
+    except UnicodeDecodeError:
+        raise MarkerError(f"{marker} is not UTF-8 text: save it as UTF-8") from None
+    except OSError as e:
+        raise MarkerError(f"{marker} cannot be read: {e.strerror or e}") from None
     return table.get(key, default) if isinstance(table, dict) else default
 
 

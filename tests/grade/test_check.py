@@ -1,5 +1,6 @@
 """``attnlab check``: the student's local run of the public tests."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -139,3 +140,26 @@ def test_does_a_failure_caused_by_a_callee_point_at_the_callee(tmp_path, capsys)
         assert rows and all(row.endswith(hint) for row in rows), printed
         assert "looks like" not in "".join(rows)
     assert "softmax: 0 / 1" not in printed  # asked for one question: its callee is checked, not shown
+
+
+@pytest.mark.parametrize("kind", ["pipe", "device"])
+def test_is_a_pipe_or_a_device_named_as_the_submission_refused_rather_than_read(tmp_path, capsys, kind):
+    """A named pipe waits for a writer forever; /dev/zero fills the memory (a red-team check on it
+    grew to 24 GB)."""
+    shutil.copytree(paths.public_tests_dir(paths.ASSIGNMENT), tmp_path / "tests")
+    sub = tmp_path / "mine.py"
+    if kind == "pipe":
+        os.mkfifo(sub)
+    else:
+        sub.symlink_to("/dev/zero")
+    assert check.main(submission=sub) == 2
+    assert "not a regular file" in capsys.readouterr().err
+
+
+def test_is_a_notebook_of_any_malformed_shape_reported_not_raised(tmp_path, capsys):
+    shutil.copytree(paths.public_tests_dir(paths.ASSIGNMENT), tmp_path / "tests")
+    for text in ("{}", "[1, 2, 3]", '{"nbformat": 4, "cells": [{"cell_type": "code", "source": 7}]}', "[" * 100_000):
+        sub = tmp_path / "mine.ipynb"
+        sub.write_text(text)
+        assert check.main(submission=sub) == 1
+        assert "Traceback" not in capsys.readouterr().err

@@ -91,6 +91,16 @@ def test_does_a_marker_that_is_not_toml_say_so_in_one_line(tmp_path):
         paths.setting("grading", "isolate_dependencies", True)
 
 
+@pytest.mark.parametrize("marker", [b"[grading\n", b"[grading]\nisolate_dependencies = true # caf\xe9\n"])
+def test_does_a_marker_that_cannot_be_read_stop_grading_rather_than_drop_the_course_settings(tmp_path, marker):
+    """Taken as no course, it would grade with no call graph and nothing lent: other grades, silently."""
+    (tmp_path / paths.MARKER).write_bytes(marker)
+    tests = tmp_path / "autograder" / "pe_attention" / "tests"
+    tests.mkdir(parents=True)
+    with paths.use(course=tmp_path), pytest.raises(paths.MarkerError, match=paths.MARKER):
+        calls.for_tests(tests)
+
+
 def test_does_the_autograder_zip_carry_the_graph_that_attnlab_grade_uses(tmp_path):
     target = build.autograder_zip(out=tmp_path)
     with zipfile.ZipFile(target) as zf:

@@ -125,3 +125,12 @@ def test_can_no_roster_cell_become_a_formula(tmp_path):
     cells = [c for r in csv.reader(path.open()) for c in r]
     assert '\'=HYPERLINK("http://x")' in cells and "'+cmd" in cells
     assert not any(c.startswith(("=", "+", "-", "@")) for c in cells)
+
+
+def test_is_a_named_pipe_as_the_roster_refused_rather_than_waited_on(tmp_path):
+    import os
+
+    path = tmp_path / "roster.csv"
+    os.mkfifo(path)
+    with pytest.raises(canvas.RosterError, match="not a regular file"):
+        load(path)

@@ -61,6 +61,27 @@ def test_is_an_older_notebook_still_read(tmp_path):
     assert source.cells(path) == ["x = 1"]
 
 
+def test_is_a_python_file_read_as_python_reads_it(tmp_path):
+    """A Windows editor's byte-order mark is not code (the sandbox's compile would reject U+FEFF and
+    score the file 0), and a declared encoding is obeyed."""
+    bom = tmp_path / "bom.py"
+    bom.write_bytes(b"\xef\xbb\xbfdef f():\n    return 1\n")
+    assert source.cells(bom) == ["def f():\n    return 1\n"]
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(b"# -*- coding: latin-1 -*-\nname = '\xe9'\n")
+    assert "name = '\u00e9'" in source.cells(latin)[0]
+
+
+def test_is_a_pipe_named_as_a_submission_refused_rather_than_read(tmp_path):
+    import os
+
+    from attnlab import userfiles
+
+    os.mkfifo(tmp_path / "sub.ipynb")
+    with pytest.raises(userfiles.NotAFile):
+        source.cells(tmp_path / "sub.ipynb")
+
+
 def test_do_magics_become_get_ipython_calls_in_the_sandbox():
     from attnlab.grade.sandbox import python_source
 

@@ -130,6 +130,7 @@ def test_cells_otter_ignores_are_not_read(tmp_path, write_quiz):
         ("quiz.ipynb", '{"cells": 3}', "no list of cells"),
         ("quiz.ipynb", b"\xff\xfe", "not UTF-8"),
         ("quiz.txt", "pe_dim0 = 'x'", "not a notebook"),
+        ("quiz.ipynb", "[" * 100_000, "nested too deep"),
     ],
 )
 def test_unreadable_files_raise_the_kits_error(tmp_path, name, content, says):

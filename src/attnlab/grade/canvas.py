@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import userfiles
 from .discover import Student, Submission
 from .report import csv_text, write_atomic
 
@@ -104,11 +105,14 @@ def load(path: Path, *, column: str | None, assignment: str) -> Roster:
     return Roster(path, students, chosen, new, encoding)
 
 
+MAX_ROSTER_BYTES = 64 * 2**20  # a gradebook export of tens of thousands of students is a few MB
+
+
 def _decode(path: Path) -> tuple[str, str]:
     try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise RosterError(f"{path} cannot be read: {e.strerror or e}") from None
+        data = userfiles.read_bytes(path, limit=MAX_ROSTER_BYTES)
+    except userfiles.NotAFile as e:
+        raise RosterError(str(e)) from None
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             return data.decode("utf-16"), "UTF-16"

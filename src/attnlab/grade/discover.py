@@ -480,7 +480,10 @@ def _unreadable_notebook(data: bytes) -> str | None:
         return "not a notebook (not UTF-8 text)"
     except ValueError as e:
         return f"not a notebook (not JSON: {str(e)[:120]})"
-    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+    except RecursionError:
+        return "not a notebook (JSON nested too deep)"
+    older = isinstance(nb, dict) and isinstance(nb.get("worksheets"), list)  # nbformat 3: converted
+    if not isinstance(nb, dict) or not (isinstance(nb.get("cells"), list) or older):
         return "not a notebook (JSON without a list of cells)"
     import nbformat
 

@@ -9,23 +9,43 @@ since a crafted source can make that conversion slow. No Jupyter kernel or kerne
 
 from __future__ import annotations
 
+import io
 import json
+import tokenize
 from pathlib import Path
 from typing import Any
 
+from .. import userfiles
+
+
+MAX_BYTES = 100 * 2**20  # a notebook's outputs count too (``discover``'s limit)
+
 
 def cells(path: Path) -> list[str]:
-    """The code to execute, one string per cell, as written."""
+    """The code to execute, one string per cell, as written. Raises ``userfiles.NotAFile`` for what
+    is not a regular file within ``MAX_BYTES``, and ValueError (or RecursionError, for JSON nested
+    too deep) for a notebook that cannot be read."""
     path = Path(path)
+    data = userfiles.read_bytes(path, limit=MAX_BYTES)
     if path.suffix != ".ipynb":
-        return [path.read_text(encoding="utf-8", errors="replace")]
-    nb = json.loads(path.read_bytes().decode("utf-8-sig"))
+        return [_python_text(data)]
+    nb = json.loads(data.decode("utf-8-sig"))
     if not (isinstance(nb, dict) and nb.get("nbformat") == 4 and isinstance(nb.get("cells"), list)):
         # older formats need converting; nbformat (a third of a second to import) does that
         import nbformat
 
-        nb = nbformat.read(path, as_version=4)
+        nb = nbformat.reads(data.decode("utf-8-sig"), as_version=4)
     return [_source(c) for c in nb["cells"] if _executed(c)]
+
+
+def _python_text(data: bytes) -> str:
+    """A ``.py`` file's text as Python reads it: a UTF-8 byte-order mark (as Windows editors write
+    it) dropped, a ``# coding:`` line obeyed; bytes that do not decode replaced."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:  # an unknown declared encoding: the sandbox's compile says what is wrong
+        encoding = "utf-8"
+    return data.decode(encoding, errors="replace")
 
 
 SKIP_TAG = "otter_ignore"  # otter's tag for a cell its runner skips

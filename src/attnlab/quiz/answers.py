@@ -17,6 +17,8 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..userfiles import NotAFile, read_bytes
+
 MAX_BYTES = 20_000_000  # a quiz notebook is a few kB; anything near this is not one
 _MAGIC = re.compile(r"^\s*[%!]")
 MAX_MAGICS = 50  # magic lines blanked per cell before it counts as not Python
@@ -44,13 +46,11 @@ def read(path: Path) -> Answers:
     """The string answers assigned at top level in ``path`` (``.ipynb`` or ``.py``)."""
     path = Path(path)
     try:
-        if path.stat().st_size > MAX_BYTES:
-            raise UnreadableFile(f"{path.name} is larger than {MAX_BYTES // 1_000_000} MB")
-        text = path.read_text(encoding="utf-8")
+        text = read_bytes(path, limit=MAX_BYTES).decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError:
         raise UnreadableFile(f"{path.name} is not UTF-8 text") from None
-    except OSError as err:
-        raise UnreadableFile(f"{path.name} cannot be read ({err.strerror or err})") from None
+    except NotAFile as err:
+        raise UnreadableFile(str(err).replace(str(path), path.name, 1)) from None
     if path.suffix == ".ipynb":
         return from_cells(notebook_cells(text, name=path.name))
     if path.suffix == ".py":
@@ -64,6 +64,8 @@ def notebook_cells(text: str, *, name: str = "the notebook") -> list[tuple[str, 
         nb = json.loads(text)
     except ValueError:
         raise UnreadableFile(f"{name} is not a valid notebook (it is not JSON)") from None
+    except RecursionError:
+        raise UnreadableFile(f"{name} is not a valid notebook (its JSON is nested too deep)") from None
     cells = nb.get("cells") if isinstance(nb, dict) else None
     if not isinstance(cells, list):
         raise UnreadableFile(f"{name} is not a valid notebook (it has no list of cells)")
