@@ -152,3 +152,21 @@ def test_does_a_submission_of_right_shaped_zeros_earn_no_hidden_point(test_files
     for tf in test_files:
         score, possible, _ = results[tf.name]
         assert score <= sum(c.points for c in tf.cases if not c.hidden), tf.name
+
+
+@pytest.mark.parametrize(
+    "question, stub",
+    [
+        ("rope", lambda X, base=10000.0: _refuse()),
+        ("pe_shift_matrix", lambda k, d_model, base=10000.0: _refuse()),
+        ("permutation_matrix", lambda perm: _refuse()),
+    ],
+)
+def test_does_a_function_that_raises_for_everything_earn_no_point_for_rejecting_bad_input(test_files, question, stub):
+    """The SPEC's ValueError for bad input is earned by rejecting it, not by raising whatever comes."""
+    score, _, _ = _score(test_files, {question: stub}, question)
+    assert score == 0
+
+
+def _refuse():
+    raise ValueError("not implemented")

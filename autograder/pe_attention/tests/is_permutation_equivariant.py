@@ -63,7 +63,7 @@ def test_position_dependent_functions(is_permutation_equivariant):
     # a checker that always says False must not earn this case
     _expect(is_permutation_equivariant, rows["affine"], X, True)
     for probe in (oracle.probes.attention_probes()["self-attention + PE"], rows["reverse"], rows["roll"],
-                  rows["rows through largest"], rows["first row scaled"]):
+                  rows["rows through largest"], rows["first row scaled"], rows["total"]):
         _expect(is_permutation_equivariant, probe, X, False)
 
 

@@ -38,7 +38,7 @@ def test_cycles(permutation_matrix):
 def test_rejects_what_is_not_a_permutation(permutation_matrix):
     raised = {tuple(perm): oracle.raised_by(permutation_matrix, perm) for perm in ([0, 0, 1], [1, 2, 3], [0, 1, 5])}
     mistake = oracle.rejection_mistake(raised)
-    for perm in ([0, 0, 1], [1, 2, 3], [0, 2, 2, 1]):
-        oracle.assert_raises(ValueError, permutation_matrix, perm,
+    for perm in ([0, 0, 1], [1, 2, 3], [0, 2, 2, 1], [-1, 0, 1]):
+        oracle.assert_raises(ValueError, permutation_matrix, perm, accepts=([2, 0, 1],),
                              why="every index 0..n-1 must appear exactly once, or P would drop or repeat rows",
                              mistake=mistake)

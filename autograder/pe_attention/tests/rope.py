@@ -38,7 +38,7 @@ def test_values(rope):
 
 @test_case(points=1, hidden=True)
 def test_odd_d_rejected(rope):
-    oracle.assert_raises(ValueError, rope, np.ones((3, 5)),
+    oracle.assert_raises(ValueError, rope, np.ones((3, 5)), accepts=(np.ones((3, 4)),),
                          why="rope turns pairs of coordinates (2i, 2i+1), so an odd d leaves one without a partner",
                          returned=("an odd d accepted", "check d first and raise ValueError when it is odd"))
 

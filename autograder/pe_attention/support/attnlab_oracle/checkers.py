@@ -60,7 +60,7 @@ def _answer(kind, checker, probe, X, perms, kwargs):
             _shown(kind, probe, X, given), checker, probe.lent(X, perms), X, **given
         )
     except AssertionError as e:
-        if probe.f in (probes.rows_through_largest, probes.total_through_largest):
+        if probe.f in (probes.rows_through_largest, probes.total_through_largest, probes.total):
             raise AssertionError(
                 f"{e} (looks like {SHAPE_ERROR}: a result of a different shape is not {kind}: return False, not "
                 "an error)"

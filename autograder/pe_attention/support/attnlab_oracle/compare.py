@@ -138,10 +138,15 @@ def call_as(shown, fn, *args, **kwargs):
 ASSERT_LABEL = "an assert instead of raising ValueError"
 
 
-def assert_raises(kind, fn, *args, why, returned=None, mistake=None, **kwargs):
+def assert_raises(kind, fn, *args, why, returned=None, mistake=None, accepts=None, **kwargs):
     """Fail unless ``fn(*args, **kwargs)`` raises ``kind`` (a subclass counts). ``returned``, a
     (mistake, what to do) pair, names the mistake when the call returns instead; ``mistake`` names
-    one the test has already diagnosed, whichever way this check fails."""
+    one the test has already diagnosed, whichever way this check fails. ``accepts``: the arguments
+    of a call the contract allows, made first, which must not raise: a function that raises whatever
+    it is given (a stub) has rejected nothing."""
+    if accepts is not None:
+        accepted = _copy(tuple(accepts))
+        _invoke(lambda: f"{show_call(fn, accepted, {})}, a call it must accept,", fn, accepted, {})
     shown = show_call(fn, args, kwargs)
     try:
         fn(*_copy(args), **_copy(kwargs))

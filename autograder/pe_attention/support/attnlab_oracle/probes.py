@@ -41,6 +41,7 @@ __all__ = [
     "weighted_row_sum",
     "centred_weighted_row_sum",
     "rows_through_largest",
+    "total",
     "total_through_largest",
     "Probe",
     "KnownAnswers",
@@ -159,6 +160,12 @@ def rows_through_largest(X):
     """The rows up to the one with the largest first entry: the output's shape depends on the order."""
     X = np.asarray(X, dtype=np.float64)
     return X[: int(np.argmax(X[:, 0])) + 1].copy()
+
+
+def total(X):
+    """The sum of every entry: a number, with no rows that could move with the input's (so not
+    equivariant: an output of another shape; invariant)."""
+    return np.array(np.sum(np.asarray(X, dtype=np.float64)))  # an array of shape (): lent with a table
 
 
 def total_through_largest(X):
@@ -407,4 +414,5 @@ def _row_probes(n):
             False,
         ),
         "identity": Probe("the identity f(X) = X", unchanged_rows, True, False),
+        "total": Probe("the sum of every entry of X (a number, not rows)", total, False, True),
     }
