@@ -341,16 +341,30 @@ def test_does_a_zip_named_on_the_command_line_spend_only_its_share(tmp_path, gre
     assert subs["aaa"].file is None and "unpacks to more than 750 bytes" in subs["aaa"].problem
 
 
-def test_does_an_encrypted_zips_reason_reach_the_submission(tmp_path):
-    (tmp_path / "given").mkdir()
-    with zipfile.ZipFile(tmp_path / "given" / "eve.zip", "w") as zf:
+def encrypted_zip(path):
+    """A zip whose one member is marked encrypted (zipfile cannot write a password-protected zip)."""
+    with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("pe_attention.py", FULL)
-    data = bytearray((tmp_path / "given" / "eve.zip").read_bytes())
+    data = bytearray(path.read_bytes())
     for signature, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # the local and the central header
         data[data.index(signature) + flags] |= 0x1  # what a password-protected zip marks a member with
-    (tmp_path / "given" / "eve.zip").write_bytes(bytes(data))
+    path.write_bytes(bytes(data))
+
+
+def test_does_an_encrypted_zips_reason_reach_the_submission(tmp_path):
+    (tmp_path / "given").mkdir()
+    encrypted_zip(tmp_path / "given" / "eve.zip")
     sub = by_key(found(tmp_path, tmp_path / "given"))["eve"]
     assert sub.file is None and "eve.zip:pe_attention.py: encrypted" in sub.problem
+
+
+def test_is_an_encrypted_zip_named_on_the_command_line_a_problem_with_its_reason(tmp_path):
+    (tmp_path / "given").mkdir()
+    encrypted_zip(tmp_path / "given" / "eve.zip")
+    (tmp_path / "ann.py").write_text(FULL)
+    subs = by_key(found(tmp_path, tmp_path / "given" / "eve.zip", tmp_path / "ann.py"))
+    assert subs["ann"].file is not None
+    assert subs["eve"].file is None and "eve.zip:pe_attention.py: encrypted" in subs["eve"].problem
 
 
 def test_does_a_stray_file_keep_a_canvas_download_canvas(tmp_path):

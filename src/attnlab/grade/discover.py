@@ -152,7 +152,8 @@ def discover(paths: list[Path], *, unpack: Path, release: Path | None = None, ex
     named here is one student's submission, named by the zip's stem, when all it holds is one
     student's work (one notebook, or no notebook and one ``.py``, besides release files); otherwise
     (a Gradescope export's metadata, Canvas-named files, zips inside it, or more than one file to
-    grade) it is read as a whole download. Two submissions with one name from different ``paths``
+    grade) it is read as a whole download. A zip with nothing to grade in it is one submission with
+    that problem. Two submissions with one name from different ``paths``
     are not guessed between: that raises ``ValueError``.
 
     A file, a folder or a zip that cannot be read (no permission, not a regular file, over a limit,
@@ -322,18 +323,19 @@ class _Finder:
     def zipped(self, path: Path) -> None:
         """A zip named on the command line: one student's submission or a whole download."""
         mark = len(self.written)
-        self.share = MAX_UNPACKED // self.given_zips
+        self.share, self.refused = MAX_UNPACKED // self.given_zips, []
         self.over = f"unpacks to more than {_size(self.share)}, its share of what the run may unpack"
         try:
             inner = self.unzip(path, str(path), follow=True)
+            refused = self.refused
         finally:
-            self.share = None
+            self.share, self.refused = None, []
         if isinstance(inner, str):
             sub = Submission(path.stem, None, str(path), "zip", (Student(login=path.stem),))
             sub.problem = f"{path.name}: {inner}"
             self.add(sub)
         elif self.one_students(content := _single_child(inner)):
-            self.bundle(path.stem, [content], str(path), "zip", (Student(login=path.stem),), mark=mark)
+            self.bundle(path.stem, [content], str(path), "zip", (Student(login=path.stem),), mark, refused)
         else:
             self.folder(content, str(path))
 
@@ -366,7 +368,8 @@ class _Finder:
         notebooks, scripts = counts[".ipynb"], counts[".py"]
         if not notebooks and not scripts:  # only release files: judge by those
             notebooks, scripts = counts[".ipynb="], counts[".py="]
-        return notebooks == 1 or (notebooks == 0 and scripts == 1)
+        # (nothing to grade in it: the zip's own problem, with what could not be read)
+        return notebooks == 1 or (notebooks == 0 and scripts <= 1)
 
     def canvas(self, matches: dict[Path, re.Match], shown: str) -> None:
         groups: dict[str, list[Path]] = {}
@@ -389,13 +392,15 @@ class _Finder:
         layout: str,
         students: tuple[Student, ...],
         mark: int | None = None,
+        refused: list[str] | None = None,
     ) -> Submission:
         """One submission from ``roots``; what its zips unpacked and it does not grade is deleted
-        again from the scratch folder (from ``mark`` in ``written``, when given)."""
+        again from the scratch folder (from ``mark`` in ``written``, when given). ``refused``: what
+        of it could not be read before (a zip named on the command line)."""
         found: list[tuple[Path, str]] = []
         others: list[str] = []
         mark = len(self.written) if mark is None else mark
-        self.share, self.refused = MAX_SHARE, []
+        self.share, self.refused = MAX_SHARE, list(refused or [])
         self.over = f"unpacks to more than {_size(MAX_SHARE)}, more than one submission may use"
         try:
             for root in roots:
@@ -644,10 +649,13 @@ def _open_regular(path: Path, *, follow: bool = False) -> int:
         raise _Refused(f"{_what(mode)}, not a regular file")
     nofollow = 0 if follow else getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0) | nofollow)
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _Refused(f"{_what(mode)}, not a regular file")
+    except BaseException:
         os.close(fd)
-        raise _Refused(f"{_what(mode)}, not a regular file")
+        raise
     return fd
 
 
