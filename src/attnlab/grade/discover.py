@@ -152,9 +152,9 @@ def discover(paths: list[Path], *, unpack: Path, release: Path | None = None, ex
     named here is one student's submission, named by the zip's stem, when all it holds is one
     student's work (one notebook, or no notebook and one ``.py``, besides release files); otherwise
     (a Gradescope export's metadata, Canvas-named files, zips inside it, or more than one file to
-    grade) it is read as a whole download. A zip with nothing to grade in it is one submission with
-    that problem. Two submissions with one name from different ``paths``
-    are not guessed between: that raises ``ValueError``.
+    grade) it is read as a whole download; a zip with nothing to grade in it is one submission with
+    that problem. Between two submissions with one name from different ``paths`` nothing is
+    guessed: that raises ``ValueError`` (the same file named twice counts once).
 
     A file, a folder or a zip that cannot be read (no permission, not a regular file, over a limit,
     encrypted, corrupt) is listed as ignored with the reason, and a submission left with nothing
