@@ -1,6 +1,8 @@
 """Finding submissions and their students in the layouts LMSs hand over (nothing is graded here)."""
 
+import errno
 import json
+import os
 import zipfile
 
 import pytest
@@ -121,11 +123,34 @@ def test_is_a_student_folder_without_one_clear_file_a_problem(tmp_path):
     assert subs["hal"].file is None and "no .ipynb or .py file" in subs["hal"].problem
 
 
-def test_are_two_submissions_with_one_name_refused(tmp_path):
-    (tmp_path / "a.py").write_text("")
-    (tmp_path / "a.ipynb").write_text("{}")
+def test_are_two_submissions_with_one_name_from_two_given_folders_refused(tmp_path):
+    for folder in ("x", "y"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "a.py").write_text(folder)
     with pytest.raises(ValueError, match="two submissions are named 'a'"):
-        found(tmp_path, tmp_path)
+        found(tmp_path, tmp_path / "x", tmp_path / "y")
+
+
+def test_are_a_students_py_and_ipynb_in_a_flat_folder_one_submission(tmp_path):
+    (tmp_path / "given").mkdir()
+    (tmp_path / "given" / "bob.py").write_text(FULL)
+    (tmp_path / "given" / "bob.ipynb").write_bytes((paths.release_dir() / "pe_attention.ipynb").read_bytes())
+    (tmp_path / "given" / "cy.py").write_text(FULL)
+    result = found(tmp_path, tmp_path / "given")
+    subs = by_key(result)
+    assert set(subs) == {"bob", "cy"} and subs["bob"].file.name == "bob.ipynb" and not subs["bob"].problem
+    assert any(i.path.endswith("bob.py") and "notebook beside it" in i.why for i in result.ignored)
+
+
+def test_is_a_zip_named_on_the_command_line_its_students_own(tmp_path):
+    for name in ("ann", "ben"):
+        with zipfile.ZipFile(tmp_path / f"{name}.zip", "w") as zf:
+            zf.writestr("pe_attention/pe_attention.py", FULL)
+            zf.writestr("pe_attention/notes.txt", "mine")
+    both = by_key(found(tmp_path, tmp_path / "ann.zip", tmp_path / "ben.zip"))
+    assert set(both) == {"ann", "ben"} and both["ann"].file.read_text() == FULL
+    assert both["ann"].layout == "zip" and both["ann"].students[0].login == "ann"
+    assert set(by_key(found(tmp_path, tmp_path / "ben.zip"))) == {"ben"}
 
 
 def test_does_a_folder_with_nothing_to_grade_say_what_it_ignored(tmp_path):
@@ -185,3 +210,167 @@ def test_does_a_canvas_name_with_accents_still_give_the_user_id(tmp_path):
     (tmp_path / "dl" / "ångströmrémi_LATE_4010_77_pe_attention.py").write_text(FULL)
     sub = by_key(found(tmp_path, tmp_path / "dl"))["ångströmrémi_4010"]
     assert sub.students[0].id == "4010" and sub.notes == ["late (Canvas)"]
+
+
+def fifo(path):
+    os.mkfifo(path)  # (nothing ever writes to it: reading it would wait for ever)
+    return path
+
+
+def test_is_a_fifo_named_like_a_zip_skipped_with_its_reason(tmp_path):
+    (tmp_path / "given" / "alice").mkdir(parents=True)
+    (tmp_path / "given" / "bob").mkdir()
+    fifo(tmp_path / "given" / "alice" / "sub.zip")
+    (tmp_path / "given" / "bob" / "pe_attention.py").write_text(FULL)
+    result = found(tmp_path, tmp_path / "given")
+    subs = by_key(result)
+    assert subs["bob"].file is not None and subs["alice"].file is None
+    assert "sub.zip: a FIFO (named pipe), not a regular file" in subs["alice"].problem
+
+
+def test_are_fifos_in_a_flat_folder_listed_with_a_reason(tmp_path):
+    (tmp_path / "given").mkdir()
+    (tmp_path / "given" / "good.py").write_text(FULL)
+    fifo(tmp_path / "given" / "sub.py")
+    fifo(tmp_path / "given" / "dl.zip")
+    result = found(tmp_path, tmp_path / "given")
+    assert set(by_key(result)) == {"good"}
+    assert {i.path.rsplit("/", 1)[1]: i.why for i in result.ignored} == {
+        "sub.py": "a FIFO (named pipe), not a regular file",
+        "dl.zip": "a FIFO (named pipe), not a regular file",
+    }
+
+
+def test_is_a_device_never_read_as_a_file():
+    from attnlab.grade.discover import read_regular, reason
+
+    with pytest.raises(OSError) as caught:
+        read_regular(os.devnull)
+    assert reason(caught.value) == "a device file, not a regular file"
+
+
+def results_folder(folder):
+    """What ``attnlab grade --out folder`` leaves there (its store holds alice's graded copy)."""
+    (folder / "submissions" / "alice").mkdir(parents=True)
+    (folder / "submissions" / "alice" / "alice.py").write_text(FULL)
+    (folder / "submissions" / "alice" / "results.json").write_text("{}")
+    (folder / "grades.csv").write_text("submission,total\nalice,5\n")
+    (folder / "found.csv").write_text("path,submission\n")
+    return folder
+
+
+def test_is_the_results_folder_given_as_the_submissions_never_a_submission(tmp_path):
+    given = tmp_path / "given"
+    results_folder(given)
+    (given / "alice.py").write_text(FULL)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    result = discover([given], unpack=scratch, exclude=given)
+    assert set(by_key(result)) == {"alice"} and by_key(result)["alice"].file == given / "alice.py"
+    assert any(i.path.endswith("/submissions") and "written by attnlab grade" in i.why for i in result.ignored)
+
+
+def test_is_an_old_results_folder_among_the_submissions_never_a_submission(tmp_path):
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "bob.py").write_text(FULL)
+    results_folder(given / "old results")
+    result = found(tmp_path, given)
+    assert set(by_key(result)) == {"bob"}
+    assert any(i.path.endswith("old results") and "results folder" in i.why for i in result.ignored)
+
+
+@pytest.fixture
+def unreadable_paths(monkeypatch):
+    """Paths that raise PermissionError as they would for user nobody (the tests may run as root)."""
+    denied: set[str] = set()
+
+    def guard(real):
+        def call(path, *args, **kwargs):
+            if os.fspath(path) in denied:
+                raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+            return real(path, *args, **kwargs)
+
+        return call
+
+    for name in ("open", "listdir", "scandir"):
+        monkeypatch.setattr(os, name, guard(getattr(os, name)))
+    return denied
+
+
+def test_is_an_unreadable_file_or_folder_a_students_problem_not_the_runs(tmp_path, unreadable_paths):
+    given = tmp_path / "given"
+    (given / "dan").mkdir(parents=True)
+    (given / "dan" / "pe_attention.py").write_text(FULL)
+    (given / "ann.py").write_text(FULL)
+    (given / "cal.py").write_text(FULL)
+    unreadable_paths.update({str(given / "ann.py"), str(given / "dan")})
+    subs = by_key(found(tmp_path, given))
+    assert subs["cal"].file is not None
+    assert subs["ann"].file is None and "ann.py: cannot be read (Permission denied)" in subs["ann"].problem
+    assert subs["dan"].file is None and "dan: cannot be read (Permission denied)" in subs["dan"].problem
+
+
+@pytest.fixture
+def greedy_zip(tmp_path, monkeypatch):
+    """aaa.zip unpacking to more than the run's small limit (3000 bytes), beside three small zips."""
+    from attnlab.grade import discover as module
+
+    monkeypatch.setattr(module, "MAX_FILE", 900)
+    monkeypatch.setattr(module, "MAX_UNPACKED", 3000)
+    monkeypatch.setattr(module, "MAX_SHARE", 1000, raising=False)
+    (tmp_path / "given").mkdir()
+    with zipfile.ZipFile(tmp_path / "given" / "aaa.zip", "w", zipfile.ZIP_DEFLATED) as zf:
+        for i in range(4):
+            zf.writestr(f"small{i}.py", "#" * 899)
+    for name in ("bob", "cat", "dee"):
+        with zipfile.ZipFile(tmp_path / "given" / f"{name}.zip", "w") as zf:
+            zf.writestr("pe_attention.py", "x = 1\n" * 100)
+    return tmp_path / "given"
+
+
+def test_does_one_students_zip_spend_only_its_own_share(tmp_path, greedy_zip):
+    subs = by_key(found(tmp_path, greedy_zip))
+    assert [k for k in ("bob", "cat", "dee") if subs[k].file is None] == []
+    assert subs["aaa"].file is None and "aaa.zip: unpacks to more than 1000 bytes" in subs["aaa"].problem
+
+
+def test_does_a_zip_named_on_the_command_line_spend_only_its_share(tmp_path, greedy_zip):
+    subs = by_key(found(tmp_path, *sorted(greedy_zip.glob("*.zip"))))
+    assert [k for k in ("bob", "cat", "dee") if subs[k].file is None] == []
+    assert subs["aaa"].file is None and "unpacks to more than 750 bytes" in subs["aaa"].problem
+
+
+def encrypted_zip(path):
+    """A zip whose one member is marked encrypted (zipfile cannot write a password-protected zip)."""
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("pe_attention.py", FULL)
+    data = bytearray(path.read_bytes())
+    for signature, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # the local and the central header
+        data[data.index(signature) + flags] |= 0x1  # what a password-protected zip marks a member with
+    path.write_bytes(bytes(data))
+
+
+def test_does_an_encrypted_zips_reason_reach_the_submission(tmp_path):
+    (tmp_path / "given").mkdir()
+    encrypted_zip(tmp_path / "given" / "eve.zip")
+    sub = by_key(found(tmp_path, tmp_path / "given"))["eve"]
+    assert sub.file is None and "eve.zip:pe_attention.py: encrypted" in sub.problem
+
+
+def test_is_an_encrypted_zip_named_on_the_command_line_a_problem_with_its_reason(tmp_path):
+    (tmp_path / "given").mkdir()
+    encrypted_zip(tmp_path / "given" / "eve.zip")
+    (tmp_path / "ann.py").write_text(FULL)
+    subs = by_key(found(tmp_path, tmp_path / "given" / "eve.zip", tmp_path / "ann.py"))
+    assert subs["ann"].file is not None
+    assert subs["eve"].file is None and "eve.zip:pe_attention.py: encrypted" in subs["eve"].problem
+
+
+def test_does_a_stray_file_keep_a_canvas_download_canvas(tmp_path):
+    folder = canvas_download(tmp_path)
+    (folder / "pe_attention.py").write_text(FULL)
+    result = found(tmp_path, folder)
+    assert set(by_key(result)) == {"doejane_4001", "smithbob_4002", "leeann_4003"}
+    assert {s.layout for s in result.submissions} == {"canvas"}
+    assert any(i.path.endswith("/pe_attention.py") and "not named as Canvas" in i.why for i in result.ignored)

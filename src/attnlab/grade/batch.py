@@ -51,7 +51,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from .. import __version__, atomic, importpath, paths
 from . import calls, canvas, moodle, report
-from .discover import Found, Student, Submission, discover, unreadable
+from .discover import Found, Student, Submission, discover, read_regular, reason, unreadable
 from .limits import Limits
 from .report import GRADED, NOT_GRADED, UNREADABLE
 
@@ -343,7 +343,10 @@ def _prepare(sub: Submission, folder: Path, tests: list, fingerprint: str, force
     }
     if sub.file is None:
         return _unreadable(g, folder, sub.key, sub.problem, tests, fields, staged=None), None
-    data = sub.file.read_bytes()
+    try:  # (found readable; a regular file only, even if it changed since)
+        data = read_regular(sub.file)
+    except OSError as e:
+        return _unreadable(g, folder, sub.key, f"{sub.file.name}: {reason(e)}", tests, fields, staged=None), None
     digest = hashlib.sha256(sub.file.suffix.encode() + b"\0" + data).hexdigest()
     fields["sha256"] = digest
     before = previous["extra_data"] if previous else {}

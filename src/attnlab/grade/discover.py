@@ -16,18 +16,28 @@ or else the ``.py`` file. Files identical to the student release (the untouched 
 tests) are set aside first when the student submitted anything else. More than one notebook (or,
 without a notebook, more than one ``.py``) is a problem for a human, never a guess.
 
-Nothing here runs or imports student files. Zips are read member by member with limits on count,
-size and depth; members with absolute or ``..`` paths and symbolic links are never written.
+Nothing here runs or imports student files, and only regular files are opened: a FIFO, a device,
+a socket or a symbolic link inside what was given is listed as ignored with the reason, never read.
+What cannot be read (no permission, too large, an encrypted or corrupt zip) is listed too, and a
+student left with nothing to grade because of it gets that reason as the submission's problem;
+it never stops the run. Zips are read member by member with limits on count, size and depth, and
+on what one submission's zips may unpack; members with absolute or ``..`` paths and symbolic
+links are never written. A results folder of ``attnlab grade`` is never searched.
+
+How files are named and what happens when two share a name: see ``discover``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
+import os
 import re
 import stat
 import zipfile
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -35,10 +45,23 @@ from pathlib import Path, PurePosixPath
 SUFFIXES = (".ipynb", ".py")
 MAX_FILE = 100 * 1024 * 1024  # bytes: anything larger is not a submission
 MAX_ZIP_MEMBERS = 2000
-MAX_UNPACKED = 4 * 1024**3  # bytes unpacked from all zips of one run
+MAX_UNPACKED = 4 * 1024**3  # bytes unpacked from the zips of one run and kept (what is not graded is deleted)
+MAX_SHARE = 256 * 1024**2  # bytes the zips of one submission may unpack (at least MAX_FILE)
 MAX_ZIP_DEPTH = 2  # a student's zip inside a whole download's zip
 MAX_DEPTH = 8  # folder levels searched inside one student's folder
 METADATA = "submission_metadata.yml"
+STORE = "submissions"  # what ``attnlab grade`` writes in its results folder, never searched
+RESULT_FILES = frozenset(
+    {
+        "grades.csv",
+        "found.csv",
+        "moodle_import.csv",
+        "canvas_import.csv",
+        "item_analysis.csv",
+        "item_analysis.svg",
+        "misconceptions.csv",
+    }
+)
 SKIPPED_DIRS = {"__pycache__", "__MACOSX", ".ipynb_checkpoints"}
 # Canvas: sortable name lowercased without punctuation, optional LATE, user id, file id, original name
 CANVAS = re.compile(r"^(?P<name>[^\W_]+)_(?P<late>LATE_)?(?P<uid>\d+)_(?P<fid>\d+)_(?P<file>.+)$")
@@ -119,23 +142,50 @@ def discover(paths: list[Path], *, unpack: Path, release: Path | None = None, ex
 
     Zips are unpacked under ``unpack`` (a private scratch folder). ``release`` is the student
     release, whose unchanged files are set aside; ``exclude`` (the results folder, when it lies
-    among the submissions) is never searched. Raises ``FileNotFoundError`` when nothing can be
-    graded and ``ValueError`` for two submissions with one name or unreadable Gradescope metadata.
+    among the submissions) is never searched, and neither is any other results folder of
+    ``attnlab grade`` (a folder holding its ``grades.csv`` or ``found.csv`` beside ``submissions/``).
+
+    Names: a file, folder or zip inside a given folder is named by its stem; the entries of one
+    folder that share a stem (``bob.py`` and ``bob.ipynb``, ``bob/`` and ``bob.zip``) are one
+    student's files, from which one is graded as from a student's folder (the notebook, else the
+    ``.py``; an identical copy counts once), the others listed as ignored with the reason. A zip
+    named here is one student's submission, named by the zip's stem, when all it holds is one
+    student's work (one notebook, or no notebook and one ``.py``, besides release files); otherwise
+    (a Gradescope export's metadata, Canvas-named files, zips inside it, or more than one file to
+    grade) it is read as a whole download; a zip with nothing to grade in it is one submission with
+    that problem. Between two submissions with one name from different ``paths`` nothing is
+    guessed: that raises ``ValueError`` (the same file named twice counts once).
+
+    A file, a folder or a zip that cannot be read (no permission, not a regular file, over a limit,
+    encrypted, corrupt) is listed as ignored with the reason, and a submission left with nothing
+    to grade because of it says so in its ``problem``; only regular files are ever opened.
+
+    Raises ``FileNotFoundError`` when nothing can be graded or a path does not exist, and
+    ``ValueError`` for two submissions with one name or unreadable Gradescope metadata.
     """
-    finder = _Finder(Path(unpack), _fingerprints(release), Path(exclude).resolve() if exclude else None)
+    finder = _Finder(Path(unpack), _fingerprints(release), _resolved(Path(exclude)) if exclude else None)
+    finder.given_zips = max(1, sum(Path(p).suffix.lower() == ".zip" for p in paths))
     for path in map(Path, paths):
-        if path.is_dir():
+        try:
+            st = path.stat()  # (a path named here may be a symbolic link: its owner chose it)
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{path} does not exist") from None
+        except OSError as e:
+            finder.ignore(str(path), reason(e))
+            continue
+        if stat.S_ISDIR(st.st_mode):
             finder.folder(path, str(path))
-        elif path.is_file() and path.suffix.lower() == ".zip":
-            inner = finder.unzip(path, str(path))
-            if inner is not None:
-                finder.folder(_single_child(inner), str(path))
-        elif path.is_file() and path.suffix in SUFFIXES:
-            finder.add(Submission(path.stem, path, str(path), "file", (Student(login=path.stem),)))
-        elif path.exists():
-            raise FileNotFoundError(f"{path} is not a .ipynb, .py or .zip file or a folder of them")
+        elif stat.S_ISREG(st.st_mode) and path.suffix.lower() == ".zip":
+            finder.zipped(path)
+        elif stat.S_ISREG(st.st_mode) and path.suffix in SUFFIXES:
+            why = f"larger than {_size(MAX_FILE)}" if st.st_size > MAX_FILE else _probe(path, follow=True)
+            if why:
+                finder.ignore(str(path), why)
+            sub = Submission(path.stem, None if why else path, str(path), "file", (Student(login=path.stem),))
+            sub.problem = f"{path.name}: {why}" if why else ""
+            finder.add(sub)
         else:
-            raise FileNotFoundError(f"{path} does not exist")
+            raise FileNotFoundError(f"{path} is not a .ipynb, .py or .zip file or a folder of them")
     subs = finder.submissions
     if not subs:
         why = "; ".join(f"{i.path}: {i.why}" for i in finder.ignored[:5])
@@ -145,7 +195,7 @@ def discover(paths: list[Path], *, unpack: Path, release: Path | None = None, ex
     seen: dict[str, Submission] = {}
     for sub in subs:
         other = seen.get(sub.key)
-        if other is not None and not (sub.file and other.file and sub.file.resolve() == other.file.resolve()):
+        if other is not None and not (sub.file and other.file and _resolved(sub.file) == _resolved(other.file)):
             raise ValueError(f"two submissions are named {sub.key!r}: {other.origin} and {sub.origin}")
         seen.setdefault(sub.key, sub)
     return Found(list(seen.values()), finder.ignored)
@@ -157,7 +207,12 @@ class _Finder:
         self.submissions: list[Submission] = []
         self.ignored: list[Ignored] = []
         self.zips = 0
-        self.unpacked = 0
+        self.unpacked = 0  # bytes in the scratch folder now (what a submission did not use is deleted)
+        self.written: list[tuple[Path, int]] = []  # files unpacked, in order
+        self.share: int | None = None  # bytes the zips of the submission being searched may still unpack
+        self.over = ""  # why a zip past ``share`` is refused
+        self.given_zips = 1  # zips named on the command line: each may unpack its share of MAX_UNPACKED
+        self.refused: list[str] = []  # what the submission being searched holds and could not be read
 
     def add(self, sub: Submission) -> None:
         sub.key, sub.origin = _printable(sub.key), _printable(sub.origin)
@@ -167,71 +222,193 @@ class _Finder:
     def ignore(self, shown: str, why: str) -> None:
         self.ignored.append(Ignored(_printable(shown), why))
 
+    def refuse(self, shown: str, why: str) -> None:
+        """Something that may have been (part of) a submission and cannot be read: ignored, and
+        named in the problem of the submission being searched when nothing else is graded."""
+        self.ignore(shown, why)
+        self.refused.append(f"{_printable(shown)}: {why}")
+
+    def entries(self, folder: Path, shown: str) -> list[tuple[Path, os.stat_result]] | None:
+        """The folder's entries by name, each with its own ``lstat`` (nothing followed); None (and
+        the reason) when the folder cannot be listed."""
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError as e:
+            self.refuse(shown, reason(e))
+            return None
+        out = []
+        for name in names:
+            try:
+                out.append((folder / name, os.lstat(folder / name)))
+            except OSError as e:
+                self.refuse(f"{shown}/{name}", reason(e))
+        return out
+
+    def results(self, folder: Path) -> str:
+        """Why ``folder`` is a results folder of ``attnlab grade`` (never searched), or ""."""
+        if self.exclude is not None and _resolved(folder) == self.exclude:
+            return "the results folder"
+        return "an earlier results folder of attnlab grade" if _is_results(folder) else ""
+
     # ---- a folder given on the command line (or a whole download's zip)
     def folder(self, root: Path, shown: str) -> None:
-        entries = sorted(root.iterdir(), key=lambda p: p.name)
-        metadata = root / METADATA
-        gradescope = _gradescope_metadata(metadata, shown) if metadata.is_file() else None
-        files = [e for e in entries if _usable(e, self, f"{shown}/{e.name}") and e.is_file()]
-        dirs = [e for e in entries if e.is_dir() and not e.is_symlink() and not _junk(e)]
-        if self.exclude is not None and self.exclude in {d.resolve() for d in dirs}:
-            dirs = [d for d in dirs if d.resolve() != self.exclude]
-            self.ignore(f"{shown}/{self.exclude.name}", "the results folder")
-        candidates = [f for f in files if f.suffix in SUFFIXES or f.suffix.lower() == ".zip"]
-        canvas = {f: CANVAS.match(f.name) for f in candidates}
-        if candidates and all(canvas.values()):
-            self.canvas(canvas, shown)
-        else:
-            for f in candidates:
-                where = f"{shown}/{f.name}"
-                if f.name == "__init__.py":
-                    self.ignore(where, "a package marker, not a submission")
-                elif f.suffix in SUFFIXES:
-                    self.add(Submission(f.stem, f, where, "file", (Student(login=f.stem),)))
+        entries = self.entries(root, shown)
+        if entries is None:
+            return
+        own = bool(self.results(root))  # `--out X X`: grade X's files, not what attnlab grade wrote there
+        kinds = {p.name: st.st_mode for p, st in entries}
+        gradescope = _gradescope_metadata(root / METADATA, shown) if stat.S_ISREG(kinds.get(METADATA, 0)) else None
+        files: list[Path] = []
+        dirs: list[Path] = []
+        for p, st in entries:
+            where, mode = f"{shown}/{p.name}", st.st_mode
+            if _junk(p.name, stat.S_ISDIR(mode)):
+                self.ignore(where, "hidden or system file")
+            elif stat.S_ISLNK(mode):
+                self.ignore(where, "a symbolic link")
+            elif own and stat.S_ISDIR(mode) and p.name == STORE:
+                self.ignore(where, "written by attnlab grade (the results of each submission)")
+            elif own and p.name in RESULT_FILES:
+                self.ignore(where, "written by attnlab grade")
+            elif stat.S_ISDIR(mode):
+                why = self.results(p)
+                if why:
+                    self.ignore(where, why)
                 else:
-                    self.bundle(f.stem, [f], where, "zip", (Student(login=f.stem),))
+                    dirs.append(p)
+            elif stat.S_ISREG(mode):
+                files.append(p)
+            else:
+                self.ignore(where, f"{_what(mode)}, not a regular file")
+        candidates = [f for f in files if f.suffix in SUFFIXES or f.suffix.lower() == ".zip"]
         for f in files:
-            if f not in canvas and not (gradescope is not None and f.name == METADATA):
+            if f not in candidates and not (gradescope is not None and f.name == METADATA):
                 self.ignore(f"{shown}/{f.name}", "not a .py, .ipynb or .zip file")
+        canvas = {f: m for f, m in ((f, CANVAS.match(f.name)) for f in candidates) if m}
+        if canvas and len(canvas) * 2 > len(candidates):  # a Canvas download, perhaps with a stray file
+            self.canvas(canvas, shown)
+            for f in candidates:
+                if f not in canvas:
+                    self.ignore(
+                        f"{shown}/{f.name}",
+                        "not named as Canvas names the rest of this download "
+                        "(<name>_<user id>_<file id>_<file>), so not graded: a human must say whose it is",
+                    )
+            candidates = []
+        groups: dict[str, list[Path]] = {}
+        for f in candidates:
+            if f.name == "__init__.py":
+                self.ignore(f"{shown}/{f.name}", "a package marker, not a submission")
+            else:
+                groups.setdefault(f.stem, []).append(f)
         for d in dirs:
-            where = f"{shown}/{d.name}"
             if gradescope is not None:
                 students = gradescope.get(d.name)
-                sub = self.bundle(d.name, [d], where, "gradescope", students or (Student(login=d.name),))
+                sub = self.bundle(d.name, [d], f"{shown}/{d.name}", "gradescope", students or (Student(login=d.name),))
                 if students is None:
                     sub.notes.append(f"not listed in {METADATA}")
             else:
-                self.bundle(d.name, [d], where, "folder", (Student(login=d.name),))
+                groups.setdefault(d.name, []).append(d)
+        for key, roots in groups.items():
+            layout = (
+                "folder"
+                if any(r in dirs for r in roots)
+                else "zip"
+                if all(r.suffix.lower() == ".zip" for r in roots)
+                else "file"
+            )
+            where = f"{shown}/{roots[0].name}" if len(roots) == 1 else f"{shown}/{key}.*"
+            self.bundle(key, roots, where, layout, (Student(login=key),))
 
-    def canvas(self, matches: dict[Path, re.Match | None], shown: str) -> None:
+    def zipped(self, path: Path) -> None:
+        """A zip named on the command line: one student's submission or a whole download."""
+        mark = len(self.written)
+        self.share, self.refused = MAX_UNPACKED // self.given_zips, []
+        self.over = f"unpacks to more than {_size(self.share)}, its share of what the run may unpack"
+        try:
+            inner = self.unzip(path, str(path), follow=True)
+            refused = self.refused
+        finally:
+            self.share, self.refused = None, []
+        if isinstance(inner, str):
+            sub = Submission(path.stem, None, str(path), "zip", (Student(login=path.stem),))
+            sub.problem = f"{path.name}: {inner}"
+            self.add(sub)
+        elif self.one_students(content := _single_child(inner)):
+            self.bundle(path.stem, [content], str(path), "zip", (Student(login=path.stem),), mark, refused)
+        else:
+            self.folder(content, str(path))
+
+    def one_students(self, root: Path) -> bool:
+        """Whether an unzipped folder holds one student's work rather than a whole download (see
+        ``discover``)."""
+        counts = Counter[str]()
+        stack = [(root, 0)]
+        while stack:
+            folder, depth = stack.pop()
+            try:
+                names = os.listdir(folder)
+            except OSError:
+                continue
+            for name in names:
+                p = folder / name
+                try:
+                    mode = os.lstat(p).st_mode
+                except OSError:
+                    continue
+                if _junk(name, stat.S_ISDIR(mode)):
+                    continue
+                if stat.S_ISDIR(mode) and depth < MAX_DEPTH:
+                    stack.append((p, depth + 1))
+                elif p.suffix.lower() == ".zip" or (folder == root and (name == METADATA or CANVAS.match(name))):
+                    return False
+                elif stat.S_ISREG(mode) and p.suffix in SUFFIXES and name != "__init__.py":
+                    release = _fingerprint(p) in self.release
+                    counts[p.suffix + ("=" if release else "")] += 1
+        notebooks, scripts = counts[".ipynb"], counts[".py"]
+        if not notebooks and not scripts:  # only release files: judge by those
+            notebooks, scripts = counts[".ipynb="], counts[".py="]
+        # (nothing to grade in it: the zip's own problem, with what could not be read)
+        return notebooks == 1 or (notebooks == 0 and scripts <= 1)
+
+    def canvas(self, matches: dict[Path, re.Match], shown: str) -> None:
         groups: dict[str, list[Path]] = {}
         for f, m in matches.items():
-            assert m is not None
             groups.setdefault(m["uid"], []).append(f)
         for uid, files in groups.items():
             first = matches[files[0]]
-            assert first is not None
             key = f"{first['name']}_{uid}"
             where = f"{shown}/{files[0].name}" if len(files) == 1 else f"{shown}/{first['name']}_*{uid}_*"
             sub = self.bundle(key, files, where, "canvas", (Student(id=uid, login=first["name"], canvas_id=uid),))
-            if any(matches[f]["late"] for f in files):  # type: ignore[index]
+            if any(matches[f]["late"] for f in files):
                 sub.notes.append("late (Canvas)")
 
     # ---- one student's files: folders, zips and files, searched for the one to grade
     def bundle(
-        self, key: str, roots: list[Path], origin: str, layout: str, students: tuple[Student, ...]
+        self,
+        key: str,
+        roots: list[Path],
+        origin: str,
+        layout: str,
+        students: tuple[Student, ...],
+        mark: int | None = None,
+        refused: list[str] | None = None,
     ) -> Submission:
+        """One submission from ``roots``; what its zips unpacked and it does not grade is deleted
+        again from the scratch folder (from ``mark`` in ``written``, when given). ``refused``: what
+        of it could not be read before (a zip named on the command line)."""
         found: list[tuple[Path, str]] = []
         others: list[str] = []
-        for root in roots:
-            self.collect(
-                root,
-                origin if len(roots) == 1 else f"{origin.rsplit('/', 1)[0]}/{root.name}",
-                found,
-                others,
-                depth=0,
-                zips=0,
-            )
+        mark = len(self.written) if mark is None else mark
+        self.share, self.refused = MAX_SHARE, list(refused or [])
+        self.over = f"unpacks to more than {_size(MAX_SHARE)}, more than one submission may use"
+        try:
+            for root in roots:
+                shown = origin if len(roots) == 1 else f"{origin.rsplit('/', 1)[0]}/{root.name}"
+                self.collect(root, shown, found, others, depth=0, zips=0)
+            refused = self.refused
+        finally:
+            self.share, self.refused = None, []
         sub = Submission(key, None, origin, layout, students)
         if len(found) > 1:
             kept = [(p, s) for p, s in found if _fingerprint(p) not in self.release]
@@ -239,6 +416,13 @@ class _Finder:
                 if (p, s) not in kept:
                     self.ignore(s, "identical to the student release (an untouched stub or public test)")
             found = kept or found
+        if len(found) > 1:  # the same file twice: e.g. a student's folder beside the zip it was unpacked from
+            first: dict[str, str] = {}
+            for p, s in list(found):
+                copy = first.setdefault(p.name + "\0" + _fingerprint(p), s)
+                if copy != s:
+                    found.remove((p, s))
+                    self.ignore(s, f"a copy of {copy}")
         found = [(p, s) for p, s in found if p.name != "__init__.py"] or found
         notebooks = [(p, s) for p, s in found if p.suffix == ".ipynb"]
         scripts = [(p, s) for p, s in found if p.suffix == ".py"]
@@ -252,89 +436,157 @@ class _Finder:
             sub.problem = "more than one .py file and no notebook: " + ", ".join(s for _, s in scripts)
         elif scripts:
             sub.file = scripts[0][0]
+        elif refused:
+            sub.problem = "no .ipynb or .py file that could be read: " + "; ".join(refused[:3])
         else:
             sub.problem = "no .ipynb or .py file in it" + (f" (found {', '.join(others[:5])})" if others else "")
         if sub.file is not None:
             sub.origin = next(s for p, s in found if p == sub.file)
+            if refused:
+                sub.notes.append("not read: " + "; ".join(refused[:3]))
+        for p, n in self.written[mark:]:
+            if p != sub.file:
+                with contextlib.suppress(OSError):
+                    p.unlink()
+                    self.unpacked -= n
         self.add(sub)
         return sub
 
-    def collect(self, path: Path, shown: str, found: list, others: list, depth: int, zips: int) -> None:
-        if path.is_symlink():
+    def collect(
+        self, path: Path, shown: str, found: list, others: list, depth: int, zips: int, st: os.stat_result | None = None
+    ) -> None:
+        if st is None:
+            try:
+                st = os.lstat(path)
+            except OSError as e:
+                self.refuse(shown, reason(e))
+                return
+        mode = st.st_mode
+        if stat.S_ISLNK(mode):
             self.ignore(shown, "a symbolic link")
-        elif path.is_dir():
+        elif stat.S_ISDIR(mode):
             if depth > MAX_DEPTH:
                 self.ignore(shown, f"more than {MAX_DEPTH} folders deep")
                 return
-            for child in sorted(path.iterdir(), key=lambda p: p.name):
-                if _junk(child):
+            why = self.results(path)
+            if why:
+                self.ignore(shown, why)
+                return
+            for child, child_st in self.entries(path, shown) or []:
+                if _junk(child.name, stat.S_ISDIR(child_st.st_mode)):
                     self.ignore(f"{shown}/{child.name}", "hidden or system file")
                 else:
-                    self.collect(child, f"{shown}/{child.name}", found, others, depth + 1, zips)
+                    self.collect(child, f"{shown}/{child.name}", found, others, depth + 1, zips, child_st)
+        elif not stat.S_ISREG(mode):
+            others.append(path.name)
+            self.refuse(shown, f"{_what(mode)}, not a regular file")
         elif path.suffix.lower() == ".zip":
             if zips >= MAX_ZIP_DEPTH:
                 self.ignore(shown, "a zip inside a zip inside a zip")
                 return
             inner = self.unzip(path, shown)
-            if inner is not None:
+            if isinstance(inner, Path):
                 self.collect(inner, shown, found, others, depth + 1, zips + 1)
-        elif path.suffix in SUFFIXES and path.is_file():
-            if path.stat().st_size > MAX_FILE:
-                self.ignore(shown, f"larger than {MAX_FILE >> 20} MB")
+        elif path.suffix in SUFFIXES:
+            why = f"larger than {_size(MAX_FILE)}" if st.st_size > MAX_FILE else _probe(path)
+            if why:
+                self.refuse(shown, why)
             else:
                 found.append((path, shown))
         else:
             others.append(path.name)
             self.ignore(shown, "not a .py or .ipynb file")
 
-    def unzip(self, path: Path, shown: str) -> Path | None:
-        """The zip's files, written under the scratch folder; None (and a reason) when unreadable."""
+    def unzip(self, path: Path, shown: str, *, follow: bool = False) -> Path | str:
+        """The zip's files, written under the scratch folder; or why it was not read (also
+        listed as ignored, and in the submission's problem when nothing else is graded).
+
+        A zip may unpack at most what is left of the run's ``MAX_UNPACKED`` and of its share: inside
+        one submission, what is left of that submission's ``MAX_SHARE``; named on the command line,
+        ``MAX_UNPACKED`` split evenly between the zips named there. A zip over it is refused whole."""
         self.zips += 1
         dest = self.unpack / f"zip{self.zips}"
+        mark, spent = len(self.written), 0  # (spent: when the zip cannot be opened)
+        left = MAX_UNPACKED - self.unpacked
+        budget = left if self.share is None else min(self.share, left)
+        over = (
+            self.over
+            if self.share is not None and self.share <= left
+            else f"unpacks past what the run may unpack ({_size(MAX_UNPACKED)} in all)"
+        )
         try:
-            with zipfile.ZipFile(path) as zf:
-                infos = zf.infolist()
-                if len(infos) > MAX_ZIP_MEMBERS:
-                    self.ignore(shown, f"a zip with more than {MAX_ZIP_MEMBERS} files")
-                    return None
-                dest.mkdir(parents=True)
-                for info in infos:
-                    where = f"{shown}:{info.filename}"
-                    parts = PurePosixPath(info.filename.replace("\\", "/")).parts
-                    if info.is_dir():
-                        continue
-                    if not parts or info.filename.startswith(("/", "\\")) or ".." in parts or ":" in parts[0]:
-                        self.ignore(where, "a path outside the zip")
-                        continue
-                    if stat.S_ISLNK(info.external_attr >> 16):
-                        self.ignore(where, "a symbolic link")
-                        continue
-                    if Path(parts[-1]).suffix.lower() not in (*SUFFIXES, ".zip", ".yml"):
-                        self.ignore(where, "not a .py, .ipynb or .zip file")
-                        continue
-                    budget = min(MAX_FILE, MAX_UNPACKED - self.unpacked)
-                    data = _read_member(zf, info, budget)
-                    if data is None:
-                        self.ignore(where, "too large (or unreadable) inside its zip")
-                        continue
-                    self.unpacked += len(data)
-                    target = dest.joinpath(*(_short(p) for p in parts))
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(data)
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, NotImplementedError, EOFError) as e:
-            self.ignore(shown, f"not a readable zip ({type(e).__name__}: {str(e)[:120]})")
-            return None
+            with os.fdopen(_open_regular(path, follow=follow), "rb") as raw, zipfile.ZipFile(raw) as zf:
+                spent, why = self._unpack(zf, dest, shown, budget, over)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as e:
+            why = f"not a readable zip ({type(e).__name__}: {str(e)[:120]})"
+        except _Refused as e:
+            why = reason(e)
+        except OSError as e:
+            why = f"not a readable zip ({e.strerror or e})"
+        if why:
+            for p, n in self.written[mark:]:
+                with contextlib.suppress(OSError):
+                    p.unlink()
+                    self.unpacked -= n
+            del self.written[mark:]
+            self.refuse(shown, why)
+            return why
+        if self.share is not None:
+            self.share -= spent
         return dest
 
+    def _unpack(self, zf: zipfile.ZipFile, dest: Path, shown: str, budget: int, over: str) -> tuple[int, str]:
+        """Write the zip's members that may be submissions under ``dest``: the bytes written, and
+        why the whole zip is refused ("" when it is not)."""
+        infos = zf.infolist()
+        if len(infos) > MAX_ZIP_MEMBERS:
+            return 0, f"a zip with more than {MAX_ZIP_MEMBERS} files"
+        dest.mkdir(parents=True)
+        spent = 0
+        for info in infos:
+            where = f"{shown}:{info.filename}"
+            parts = PurePosixPath(info.filename.replace("\\", "/")).parts
+            if info.is_dir():
+                continue
+            if not parts or info.filename.startswith(("/", "\\")) or ".." in parts or ":" in parts[0]:
+                self.ignore(where, "a path outside the zip")
+                continue
+            if stat.S_ISLNK(info.external_attr >> 16):
+                self.ignore(where, "a symbolic link")
+                continue
+            if Path(parts[-1]).suffix.lower() not in (*SUFFIXES, ".zip", ".yml"):
+                self.ignore(where, "not a .py, .ipynb or .zip file")
+                continue
+            if info.flag_bits & 0x1:
+                self.refuse(where, "encrypted (a password-protected zip)")
+                continue
+            limit = min(MAX_FILE, budget - spent)
+            data = _read_member(zf, info, limit)
+            if isinstance(data, str):
+                self.refuse(where, data)
+                continue
+            if data is None:
+                if limit < MAX_FILE:
+                    return spent, over
+                self.refuse(where, f"too large inside its zip (more than {_size(MAX_FILE)})")
+                continue
+            target = dest.joinpath(*(_short(p) for p in parts))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            spent += len(data)
+            self.unpacked += len(data)
+            self.written.append((target, len(data)))
+        return spent, ""
 
-def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int) -> bytes | None:
-    """The member's bytes, or None past ``budget`` (declared sizes can lie) or when encrypted."""
+
+def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes | str | None:
+    """The member's bytes; None past ``limit`` (declared sizes can lie); why when unreadable."""
     try:
         with zf.open(info) as f:
-            data = f.read(budget + 1)
-    except (RuntimeError, zipfile.BadZipFile, OSError, EOFError):
-        return None
-    return None if len(data) > budget else data
+            data = f.read(limit + 1)
+    except (RuntimeError, zipfile.BadZipFile, NotImplementedError, OSError, EOFError, zlib.error) as e:
+        return f"corrupt or unreadable inside its zip ({type(e).__name__}: {str(e)[:120]})"
+    return None if len(data) > limit else data
 
 
 def _short(part: str) -> str:
@@ -356,27 +608,100 @@ def _printable(name: str) -> str:
 
 def _single_child(folder: Path) -> Path:
     """A zipped folder's content: the folder itself when the zip holds nothing else."""
-    entries = [e for e in folder.iterdir() if not _junk(e)]
+    entries = [e for e in folder.iterdir() if not _junk(e.name, e.is_dir())]
     return entries[0] if len(entries) == 1 and entries[0].is_dir() else folder
 
 
-def _junk(path: Path) -> bool:
+def _junk(name: str, folder: bool) -> bool:
     """Folders and files no student wrote: hidden folders, macOS's ``._*`` and ``.DS_Store``,
     caches. (A file whose name merely starts with a dot is still a submission.)"""
-    name = path.name
-    return (
-        name in SKIPPED_DIRS or name == ".DS_Store" or name.startswith("._") or (name.startswith(".") and path.is_dir())
-    )
+    return name in SKIPPED_DIRS or name == ".DS_Store" or name.startswith("._") or (name.startswith(".") and folder)
 
 
-def _usable(path: Path, finder: _Finder, shown: str) -> bool:
-    if _junk(path):
-        finder.ignore(shown, "hidden or system file")
+class _Refused(OSError):
+    """A path that is not opened (its one argument says why): not a regular file, or too large."""
+
+
+def _what(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device file"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def reason(e: OSError) -> str:
+    """Why a path could not be read (``read_regular``, ``_open_regular``), in words."""
+    return str(e.args[0]) if isinstance(e, _Refused) else f"cannot be read ({e.strerror or type(e).__name__})"
+
+
+def _open_regular(path: Path, *, follow: bool = False) -> int:
+    """A read-only descriptor of ``path`` when it is a regular file; ``_Refused`` (never opened)
+    when it is a FIFO, a device, a socket or (unless ``follow``) a symbolic link; OSError when
+    it cannot be read. Checked before opening (opening a device can act on it) and again on the
+    descriptor, which never waits for a FIFO's writer (O_NONBLOCK) nor follows a link swapped in."""
+    mode = (os.stat if follow else os.lstat)(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise _Refused(f"{_what(mode)}, not a regular file")
+    nofollow = 0 if follow else getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0) | nofollow)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _Refused(f"{_what(mode)}, not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular(path: Path, limit: int = MAX_FILE, *, follow: bool = True) -> bytes:
+    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes (else
+    ``OSError``: see ``_open_regular``); ``reason`` says why in words."""
+    with os.fdopen(_open_regular(Path(path), follow=follow), "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise _Refused(f"larger than {_size(limit)}")
+    return data
+
+
+def _probe(path: Path, *, follow: bool = False) -> str:
+    """Why ``path`` cannot be read as a submission, or ""."""
+    try:
+        os.close(_open_regular(path, follow=follow))
+    except OSError as e:
+        return reason(e)
+    return ""
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024**3:.3g} GiB" if n >= 1024**3 else f"{n / 1024**2:.3g} MiB" if n >= 1024**2 else f"{n} bytes"
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return Path(path).resolve()
+    except (OSError, RuntimeError):
+        return Path(os.path.abspath(path))
+
+
+def _is_results(folder: Path) -> bool:
+    """Whether ``folder`` is what ``attnlab grade`` writes: ``grades.csv`` or ``found.csv`` beside
+    ``submissions/``."""
+    try:
+        if not stat.S_ISDIR(os.lstat(folder / STORE).st_mode):
+            return False
+    except OSError:
         return False
-    if path.is_symlink():
-        finder.ignore(shown, "a symbolic link")
-        return False
-    return True
+    for name in ("grades.csv", "found.csv"):
+        with contextlib.suppress(OSError):
+            if stat.S_ISREG(os.lstat(folder / name).st_mode):
+                return True
+    return False
 
 
 def _gradescope_metadata(path: Path, shown: str) -> dict[str, tuple[Student, ...]]:
@@ -384,7 +709,7 @@ def _gradescope_metadata(path: Path, shown: str) -> dict[str, tuple[Student, ...
     import yaml
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+        data = yaml.safe_load(read_regular(path, follow=False).decode("utf-8-sig"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
         raise ValueError(f"{shown}/{METADATA} cannot be read: {type(e).__name__}: {str(e)[:200]}") from None
     if not isinstance(data, dict):
@@ -410,7 +735,7 @@ def _fingerprint(path: Path) -> str:
     """Equal for a file and an untouched copy of it: a notebook by its code cells only (running
     it changes outputs and counts), a .py by its text with any line endings."""
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError:
         return ""
     if path.suffix == ".ipynb":
@@ -432,7 +757,7 @@ def _source(cell: dict) -> str:
 def _fingerprints(release: Path | None) -> set[str]:
     if release is None or not Path(release).is_dir():
         return set()
-    return {_fingerprint(p) for p in Path(release).rglob("*") if p.suffix in SUFFIXES and p.is_file()}
+    return {_fingerprint(p) for p in Path(release).rglob("*") if p.suffix in SUFFIXES and p.is_file()} - {""}
 
 
 def unreadable(path: Path) -> str | None:
