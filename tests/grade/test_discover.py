@@ -374,3 +374,19 @@ def test_does_a_stray_file_keep_a_canvas_download_canvas(tmp_path):
     assert set(by_key(result)) == {"doejane_4001", "smithbob_4002", "leeann_4003"}
     assert {s.layout for s in result.submissions} == {"canvas"}
     assert any(i.path.endswith("/pe_attention.py") and "not named as Canvas" in i.why for i in result.ignored)
+
+
+def test_is_a_py_too_large_to_be_code_refused_while_a_notebook_of_that_size_is_read(tmp_path, monkeypatch):
+    """A .py over MAX_CODE would reach the sandbox as one message over the channel's limit, and the
+    student would be blamed for breaking the protocol; a notebook's size is mostly its outputs."""
+    from attnlab.grade import discover as module
+
+    monkeypatch.setattr(module, "MAX_CODE", 1000)
+    (tmp_path / "given").mkdir()
+    (tmp_path / "given" / "ada.py").write_text("x = 0\n" * 1000)
+    notebook = json.loads((paths.release_dir() / "pe_attention.ipynb").read_text())
+    notebook["cells"][0]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "y" * 5000}]
+    (tmp_path / "given" / "bob.ipynb").write_text(json.dumps(notebook))
+    result = found(tmp_path, tmp_path / "given")
+    assert by_key(result)["ada"].file is None and by_key(result)["bob"].file is not None
+    assert any("larger than 1000 bytes" in i.why for i in result.ignored)

@@ -44,6 +44,7 @@ from pathlib import Path, PurePosixPath
 
 SUFFIXES = (".ipynb", ".py")
 MAX_FILE = 100 * 1024 * 1024  # bytes: anything larger is not a submission
+MAX_CODE = 16 * 1024 * 1024  # bytes of a .py (a notebook's outputs may take the rest of MAX_FILE)
 MAX_ZIP_MEMBERS = 2000
 MAX_UNPACKED = 4 * 1024**3  # bytes unpacked from the zips of one run and kept (what is not graded is deleted)
 MAX_SHARE = 256 * 1024**2  # bytes the zips of one submission may unpack (at least MAX_FILE)
@@ -178,7 +179,7 @@ def discover(paths: list[Path], *, unpack: Path, release: Path | None = None, ex
         elif stat.S_ISREG(st.st_mode) and path.suffix.lower() == ".zip":
             finder.zipped(path)
         elif stat.S_ISREG(st.st_mode) and path.suffix in SUFFIXES:
-            why = f"larger than {_size(MAX_FILE)}" if st.st_size > MAX_FILE else _probe(path, follow=True)
+            why = _too_large(path, st.st_size) or _probe(path, follow=True)
             if why:
                 finder.ignore(str(path), why)
             sub = Submission(path.stem, None if why else path, str(path), "file", (Student(login=path.stem),))
@@ -488,7 +489,7 @@ class _Finder:
             if isinstance(inner, Path):
                 self.collect(inner, shown, found, others, depth + 1, zips + 1)
         elif path.suffix in SUFFIXES:
-            why = f"larger than {_size(MAX_FILE)}" if st.st_size > MAX_FILE else _probe(path)
+            why = _too_large(path, st.st_size) or _probe(path)
             if why:
                 self.refuse(shown, why)
             else:
@@ -676,6 +677,13 @@ def _probe(path: Path, *, follow: bool = False) -> str:
     except OSError as e:
         return reason(e)
     return ""
+
+
+def _too_large(path: Path, size: int) -> str:
+    """Why a submission file of ``size`` bytes is too large to be one, or "": the grader would send
+    its code to the sandbox in one message, and blame the student when that broke the protocol."""
+    limit = MAX_FILE if path.suffix == ".ipynb" else MAX_CODE
+    return f"larger than {_size(limit)}" if size > limit else ""
 
 
 def _size(n: int) -> str:
