@@ -141,12 +141,12 @@ OWN_CALLS = bug_corpus.load().OWN_CALLS
 @pytest.mark.parametrize("overlay", OWN_CALLS, ids=[p.stem for p in OWN_CALLS])
 def test_does_a_bug_in_a_function_the_students_own_code_calls_cost_points_there_alone(one_run, overlay):
     """The base's multi_head_attention calls its self_attention, its rope its pe_shift_matrix, where
-    the reference solution's call neither: the reference of the one with the bug is lent to them."""
+    the reference solution's call neither: the reference of the one with the bug is lent to them.
+    And where the reference cannot stand in (the student's own softmax takes `dim`, and so does
+    their attention's call of it), the caller keeps what it earns with the student's own callee."""
     target = overlay.stem.split("_loses_")[1]
     results = one_run[f"own_{overlay.stem}"]
     assert _lost(results) == {target}
-    lent = {t["extra_data"]["question"] for t in results["tests"] if f"the reference `{target}`" in t["output"]}
-    assert lent and target not in lent
 
 
 @pytest.mark.slow

@@ -192,10 +192,10 @@ class _Run:
                     ]
             lending = []
             for tf in self.tests:
-                if self.failed_callees(tf):
-                    lending.append(tf)  # after every case that lends nothing
-                else:
-                    self.results[tf.name] += self.run_cases(tf, hidden=True)
+                # first with the student's own functions throughout: a case that passes so is theirs
+                self.results[tf.name] += self.run_cases(tf, hidden=True, lend=False)
+                if self.failed_callees(tf) and any(not r.passed for r in self.results[tf.name]):
+                    lending.append(tf)  # its failed cases again, lent, after every case that lends nothing
             self.run_lending(lending)
             self.blame_callees()
         finally:
@@ -244,41 +244,46 @@ class _Run:
         """The callees of ``tf``'s function whose own cases have all run and one failed."""
         return [c for c in self.callees[tf.name] if any(not r.passed for r in self.results.get(c, []))]
 
-    def run_cases(self, tf: testfiles.TestFile, *, hidden: bool, only: set[str] | None = None) -> list[CaseResult]:
+    def run_cases(
+        self, tf: testfiles.TestFile, *, hidden: bool, only: set[str] | None = None, lend: bool = True
+    ) -> list[CaseResult]:
         """``tf``'s hidden (or public) cases (those named in ``only``), each lent the references of
-        its failed callees."""
-        lent = tuple(self.failed_callees(tf))
+        its failed callees (with ``lend``)."""
+        lent = tuple(self.failed_callees(tf)) if lend else ()
         snapshot = self.checked.get(tf.name)
         cases = [c for c in tf.cases if c.hidden == hidden and (only is None or c.name in only)]
         return [self.run_case(tf, c, snapshot, lent=lent) for c in cases]
 
     def run_lending(self, lending: list[testfiles.TestFile]) -> None:
-        """The questions graded with lent references, in rounds: a round is every pending question
-        none of whose callees with a reference is still pending (what it is lent can no longer
-        change). A round's
-        failed public cases all run again first, in one sandbox that has run no hidden case, then
-        its hidden cases: one fresh sandbox per round rather than one per question."""
+        """The questions whose cases failed with the student's own functions while a callee fails
+        its own tests: those cases again, with the callees' references lent. A case passes when it
+        passes either way (the student's own callee may do what this function needs of it, under a
+        signature of its own, say), and a case that fails both ways keeps the lent run's message,
+        which is about this function alone. In rounds: a round is every pending question none of
+        whose callees with a reference is still pending (what it is lent can no longer change). A
+        round's failed public cases all run again first, in one sandbox that has run no hidden
+        case, then its failed hidden cases: one fresh sandbox per round rather than one per question."""
         pending = list(lending)
         while pending:
             names = {tf.name for tf in pending}
             # (the first pending question when they call each other: call-graph order, as before)
             ready = [tf for tf in pending if not names & set(self.callees[tf.name])] or pending[:1]
             for tf in ready:
-                self.rerun_public(tf)
+                self.rerun_failed(tf, hidden=False)
             for tf in ready:
-                self.results[tf.name] += self.run_cases(tf, hidden=True)
+                self.rerun_failed(tf, hidden=True)
             pending = [tf for tf in pending if tf not in ready]
 
-    def rerun_public(self, tf: testfiles.TestFile) -> None:
-        """``tf``'s public cases that failed before anything was lent, again with the references of
-        its failed callees, in a sandbox that has never run a hidden case (public rows are shown
-        before grades are published)."""
-        redo = {r.name for r in self.results[tf.name] if not r.hidden and not r.passed}
-        if not redo:
+    def rerun_failed(self, tf: testfiles.TestFile, *, hidden: bool) -> None:
+        """``tf``'s hidden (or public) cases that failed with nothing lent, again with the references
+        of its failed callees; public ones in a sandbox that has never run a hidden case (public rows
+        are shown before grades are published)."""
+        redo = {r.name for r in self.results[tf.name] if r.hidden == hidden and not r.passed}
+        if not redo or not self.failed_callees(tf):  # (a callee that failed may pass once lent)
             return
-        if self.seen_hidden and self.sandbox is not None:
+        if not hidden and self.seen_hidden and self.sandbox is not None:
             self.sandbox.kill()
-        again = {r.name: r for r in self.run_cases(tf, hidden=False, only=redo)}
+        again = {r.name: r for r in self.run_cases(tf, hidden=hidden, only=redo)}
         self.results[tf.name] = [again.get(r.name, r) for r in self.results[tf.name]]
 
     def blame_callees(self) -> None:
