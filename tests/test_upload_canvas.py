@@ -221,11 +221,19 @@ def test_is_a_put_answered_with_the_wrong_shape_one_line(results, canvas):
     assert "a submission is null, not an object" in result.output
 
 
-def test_is_an_answer_that_is_no_json_named_as_such(results, canvas):
-    canvas.answers["course"] = "<html>login page</html>"
+@pytest.mark.parametrize("answer", ["<html>login page</html>", "[" * 100_000 + "]" * 100_000])
+def test_is_an_answer_that_is_no_json_named_as_such(results, canvas, answer):
+    canvas.answers["course"] = answer  # a login page; JSON nested deeper than a parser goes
     result = upload(results, canvas, "--yes")
     assert one_line(result, "answered GET /api/v1/courses/101 with something that is not JSON"), result.output
     assert "cannot reach" not in result.output
+
+
+def test_is_an_answer_too_large_to_hold_refused(results, canvas, monkeypatch):
+    monkeypatch.setattr(upload_canvas, "MAX_ANSWER", 1000)
+    canvas.answers["course"] = {"id": 101, "name": "x" * 2000}
+    result = upload(results, canvas, "--yes")
+    assert one_line(result, "answered GET /api/v1/courses/101 with over"), result.output
 
 
 @pytest.mark.parametrize("where", ["again", "elsewhere"])

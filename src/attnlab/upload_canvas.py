@@ -626,9 +626,10 @@ class _Canvas:
                 done.set()
 
         threading.Thread(target=run, name="canvas-request", daemon=True).start()
+        resumes = " (what was sent is remembered; a re-run resumes)" if method == "PUT" else ""
         late = UploadError(
             f"Canvas at {self.base} did not answer {shown} within {self.deadline:g} s (the deadline of each "
-            "request): it is down or overloaded; try again later (what was sent is remembered; a re-run resumes)"
+            f"request): it is down or overloaded; try again later{resumes}"
         )
         if not done.wait(self.deadline) or box == [None]:
             raise late  # (the thread ends at its socket's next read; nothing waits for it)
@@ -665,7 +666,7 @@ class _Canvas:
                 body += chunk
                 if len(body) > MAX_ANSWER:
                     raise UploadError(
-                        f"Canvas at {self.base} answered {shown} with over {MAX_ANSWER >> 20} MiB: is --url your Canvas?"
+                        f"Canvas at {self.base} answered {shown} with over {MAX_ANSWER / 2**20:g} MiB: is --url your Canvas?"
                     )
                 if time.monotonic() > end:
                     return None  # (nobody waits any more)
