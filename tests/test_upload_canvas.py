@@ -236,12 +236,18 @@ def test_is_an_answer_too_large_to_hold_refused(results, canvas, monkeypatch):
     assert one_line(result, "answered GET /api/v1/courses/101 with over"), result.output
 
 
-@pytest.mark.parametrize("where", ["again", "elsewhere"])
-def test_does_a_list_whose_pages_never_end_stop_with_one_line(results, canvas, where):
+@pytest.mark.parametrize(
+    "where, said",
+    [
+        ("again", "Canvas's list at courses/101/users never ends"),
+        ("elsewhere", "is not under http://127.0.0.1"),
+    ],
+)
+def test_does_a_list_whose_next_page_is_one_it_gave_or_elsewhere_stop_with_one_line(results, canvas, where, said):
     page = f"{canvas.url}/api/v1/courses/101/users?page=1&per_page=2"
-    canvas.next_page = page if where == "again" else "https://evil.example.com/api/v1/courses/101/users?page=2"
+    canvas.next_page = page if where == "again" else "https://elsewhere.example.com/api/v1/courses/101/users?page=2"
     result = upload(results, canvas, "--yes")
-    assert one_line(result, "Canvas's next page of courses/101/users"), result.output
+    assert one_line(result, said), result.output
     assert canvas.puts == []
 
 

@@ -500,7 +500,7 @@ class _Canvas:
                 missing = f"Canvas has no submission of user {user_id} in assignment {self.assignment_id}"
                 sub = self.get(f"{self.path}/submissions/{user_id}", _submission, query, missing=missing)
                 if sub.user_id != user_id:
-                    raise UploadError(f"Canvas answered the submission of user {sub.user_id} for user {user_id}'s")
+                    raise UploadError(f"Canvas answered user {user_id}'s submission with user {sub.user_id}'s")
                 found[user_id] = sub
         return found
 
@@ -532,10 +532,12 @@ class _Canvas:
             )
             items += page
             url, params = (links.get("next") or {}).get("url"), None  # (a next link holds the query)
-            if url is not None and (not url.startswith(f"{self.api}/") or url in seen):
-                said = "is one it gave already" if url in seen else f"is not under {self.base}"
+            if url in seen:
+                raise UploadError(f"Canvas's list at {path} never ends: its next page, {_said(url)}, is one it gave")
+            if url is not None and not url.startswith(f"{self.api}/"):
                 raise UploadError(
-                    f"Canvas's next page of {path}, {_said(url)}, {said}: give --url as the address Canvas uses itself"
+                    f"Canvas's next page of {path}, {_said(url)}, is not under {self.base}: give --url as the "
+                    "address Canvas uses itself"
                 )
         return items
 
