@@ -11,6 +11,10 @@ Canvas's public API documentation (canvas.instructure.com/doc/api):
 - 401 with ``WWW-Authenticate`` for a wrong token, 404 for an unknown course, assignment or user,
   and 403 "Rate Limit Exceeded" for the next ``throttle`` requests.
 
+And a Canvas gone wrong, to see the upload stop with one line: ``answers`` replaces what a route
+answers (a JSON value, or a str sent as it is); ``drip`` sends each answer a byte at a time;
+``next_page`` is the ``next`` link of every page.
+
 It listens on 127.0.0.1 only, in a thread of the test process.
 """
 
@@ -48,17 +52,22 @@ class FakeCanvas:
     scores: dict[int, float | None] = field(default_factory=dict)
     comments: dict[int, list[str]] = field(default_factory=dict)
     excused: set[int] = field(default_factory=set)
+    answers: dict[str, Any] = field(default_factory=dict)  # route name -> its answer instead
+    drip: float | None = None  # seconds between the bytes of an answer
+    next_page: str | None = None  # every page's next link
 
     def __post_init__(self) -> None:
         for u in self.users:
             self.scores.setdefault(u["id"], None)
             self.comments.setdefault(u["id"], [])
         self.lock = threading.Lock()
+        self.closing = threading.Event()  # ends the drips
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def close(self) -> None:
+        self.closing.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -88,6 +97,8 @@ class FakeCanvas:
         numbers = [int(i) for i in ids]
         if numbers[0] != self.course or (len(numbers) > 1 and numbers[1] != self.assignment):
             return 404, {"errors": [{"message": "The specified resource does not exist."}]}, {}
+        if name in self.answers:
+            return 200, self.answers[name], {}
         comments = "submission_comments" in query.get("include[]", [])
         if name == "course":
             return 200, {"id": self.course, "name": "Transformers 101", "course_code": "TR101"}, {}
@@ -138,7 +149,9 @@ class FakeCanvas:
             rels.append(("next", number + 1))
         if number > 1:
             rels.append(("prev", number - 1))
-        header = ",".join(f'<{link(p)}>; rel="{rel}"' for rel, p in rels)
+        header = ",".join(f'<{link(p)}>; rel="{rel}"' for rel, p in rels if rel != "next" or not self.next_page)
+        if self.next_page:
+            header += f',<{self.next_page}>; rel="next"'
         return 200, items[(number - 1) * per_page : number * per_page], {"Link": header}
 
 
@@ -178,6 +191,13 @@ def _handler(canvas: FakeCanvas) -> type[BaseHTTPRequestHandler]:
             for k, v in headers.items():
                 self.send_header(k, v)
             self.end_headers()
-            self.wfile.write(data)
+            if canvas.drip is None:
+                self.wfile.write(data)
+                return
+            for i in range(len(data)):
+                if canvas.closing.wait(canvas.drip):
+                    return
+                self.wfile.write(data[i : i + 1])
+                self.wfile.flush()
 
     return Handler

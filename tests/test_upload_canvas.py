@@ -3,6 +3,7 @@ by the real ``attnlab grade``, then its totals and feedback uploaded, once and o
 
 import csv
 import json
+import os
 import shutil
 import socket
 
@@ -64,6 +65,17 @@ def upload(results, canvas, *extra, token=None, course=None, assignment=None):
     args += ["--course", str(course or canvas.course), "--assignment", str(assignment or canvas.assignment), *extra]
     env = {"CANVAS_TOKEN": canvas.token if token is None else token, "COLUMNS": "200"}
     return CliRunner().invoke(cli.main, args, env=env)
+
+
+def one_line(result, message):
+    """Whether the CLI stopped with exit 1 on one line holding ``message`` (not a traceback)."""
+    last = result.output.rstrip("\n").split("\n")[-1]
+    return (
+        result.exit_code == 1
+        and isinstance(result.exception, SystemExit)
+        and last.startswith("Error: ")
+        and message in last
+    )
 
 
 def totals(results):
@@ -152,15 +164,125 @@ def test_is_an_unreachable_canvas_one_line(results, canvas):
     assert "Traceback" not in result.output
 
 
+def upload_within(results, canvas, deadline, monkeypatch):
+    """What stops ``upload_canvas.main`` (the CLI's function) with ``deadline`` seconds a request."""
+    monkeypatch.setenv("CANVAS_TOKEN", canvas.token)
+    args = dict(url=canvas.url, course=canvas.course, assignment=canvas.assignment, apply=True)
+    with pytest.raises(upload_canvas.UploadError) as stopped:
+        upload_canvas.main(results=results, deadline=deadline, **args)
+    return str(stopped.value)
+
+
 def test_does_a_canvas_that_never_answers_end_the_upload_with_one_line(results, canvas, monkeypatch):
-    monkeypatch.setattr(upload_canvas, "DEADLINE", 0.5)
     with socket.socket() as s:  # takes connections (the kernel's backlog) and never answers
         s.bind(("127.0.0.1", 0))
         s.listen(8)
         canvas.url = f"http://127.0.0.1:{s.getsockname()[1]}"
-        result = upload(results, canvas, "--yes")
-    assert result.exit_code == 1 and "cannot reach Canvas at http://127.0.0.1" in result.output
-    assert "Traceback" not in result.output
+        said = upload_within(results, canvas, 0.5, monkeypatch)
+    assert said.startswith(f"Canvas at {canvas.url} did not answer GET /api/v1/courses/101 within 0.5 s")
+
+
+def test_does_a_canvas_that_answers_a_byte_at_a_time_end_the_upload_at_the_deadline(results, canvas, monkeypatch):
+    canvas.drip = 0.05  # each byte well within the deadline, the ~70 bytes of the course's answer far past it
+    said = upload_within(results, canvas, 0.5, monkeypatch)
+    assert said.startswith(f"Canvas at {canvas.url} did not answer GET /api/v1/courses/101 within 0.5 s")
+    assert canvas.puts == []
+
+
+@pytest.mark.parametrize(
+    "route, answer, said",
+    [
+        ("course", [1, 2, 3], "the course is [1, 2, 3], not an object"),
+        ("course", None, "the course is null, not an object"),
+        ("assignment", {"name": "pe", "points_possible": "63"}, "the assignment's 'points_possible' is \"63\""),
+        ("assignment", '{"name": "pe", "points_possible": NaN}', "'points_possible' is NaN, not a number"),
+        ("users", {"id": 4001}, '{"id": 4001} where a list belongs'),
+        ("users", [{"name": "no id"}], "a user has no 'id'"),
+        ("users", [{"id": "4001"}], "a user's 'id' is \"4001\", not a whole number"),
+        ("users", [{"id": 4001, "login_id": ["jdoe"]}], "a user's 'login_id' is [\"jdoe\"], not text"),
+        ("submissions", [None], "a submission is null, not an object"),
+        ("submissions", [{"user_id": 4001, "score": "full"}], "a submission's 'score' is \"full\""),
+        ("submissions", [{"user_id": 4001, "excused": "no"}], "a submission's 'excused' is \"no\""),
+        ("submissions", [{"user_id": 4001, "submission_comments": {}}], "'submission_comments' is {}, not a list"),
+        ("submissions", [{"user_id": 4001, "submission_comments": [7]}], "a submission comment is 7"),
+    ],
+)
+def test_is_an_answer_of_the_wrong_shape_one_line_before_any_change(results, canvas, route, answer, said):
+    canvas.answers[route] = answer
+    result = upload(results, canvas, "--yes")
+    assert one_line(result, said) and "with what its API never sends (" in result.output, result.output
+    assert canvas.puts == []
+
+
+def test_is_a_put_answered_with_the_wrong_shape_one_line(results, canvas):
+    canvas.answers["submission"] = None  # (the submissions' list holds every student: no GET of one)
+    result = upload(results, canvas, "--yes")
+    assert one_line(result, "answered PUT /api/v1/courses/101/assignments/202/submissions/"), result.output
+    assert "a submission is null, not an object" in result.output
+
+
+@pytest.mark.parametrize("answer", ["<html>login page</html>", "[" * 100_000 + "]" * 100_000])
+def test_is_an_answer_that_is_no_json_named_as_such(results, canvas, answer):
+    canvas.answers["course"] = answer  # a login page; JSON nested deeper than a parser goes
+    result = upload(results, canvas, "--yes")
+    assert one_line(result, "answered GET /api/v1/courses/101 with something that is not JSON"), result.output
+    assert "cannot reach" not in result.output
+
+
+def test_is_an_answer_too_large_to_hold_refused(results, canvas, monkeypatch):
+    monkeypatch.setattr(upload_canvas, "MAX_ANSWER", 1000)
+    canvas.answers["course"] = {"id": 101, "name": "x" * 2000}
+    result = upload(results, canvas, "--yes")
+    assert one_line(result, "answered GET /api/v1/courses/101 with over"), result.output
+
+
+@pytest.mark.parametrize(
+    "where, said",
+    [
+        ("again", "Canvas's list at courses/101/users never ends"),
+        ("elsewhere", "is not under http://127.0.0.1"),
+    ],
+)
+def test_does_a_list_whose_next_page_is_one_it_gave_or_elsewhere_stop_with_one_line(results, canvas, where, said):
+    page = f"{canvas.url}/api/v1/courses/101/users?page=1&per_page=2"
+    canvas.next_page = page if where == "again" else "https://elsewhere.example.com/api/v1/courses/101/users?page=2"
+    result = upload(results, canvas, "--yes")
+    assert one_line(result, said), result.output
+    assert canvas.puts == []
+
+
+def test_is_a_token_with_a_line_break_named_as_such(results, canvas):
+    result = upload(results, canvas, "--yes", token="secret\ntoken")
+    assert one_line(result, "CANVAS_TOKEN holds a line break"), result.output
+    assert canvas.log == []
+
+
+@pytest.mark.parametrize("name", ["grades.csv", "feedback.md"])
+def test_is_a_named_pipe_in_results_refused_without_waiting_for_a_writer(results, canvas, name):
+    path = (
+        results / name if name == "grades.csv" else results / "submissions" / report.folder_name("doejane_4001") / name
+    )
+    path.unlink()
+    os.mkfifo(path)
+    result = upload(results, canvas, "--yes")
+    assert one_line(result, f"{path} is a named pipe, not a file"), result.output
+    assert canvas.log == []
+
+
+def test_is_feedback_that_is_not_utf8_one_line(results, canvas):
+    (results / "submissions" / report.folder_name("doejane_4001") / "feedback.md").write_bytes(
+        b"# Feedback\n\xff\xfe caf\xe9\n"
+    )
+    result = upload(results, canvas, "--yes")
+    assert one_line(result, "feedback.md is not UTF-8 text"), result.output
+    assert canvas.log == []
+
+
+def test_is_a_grades_csv_saved_by_excel_with_a_bom_read(results, canvas):
+    grades = results / "grades.csv"
+    grades.write_bytes(b"\xef\xbb\xbf" + grades.read_bytes())
+    result = upload(results, canvas)
+    assert result.exit_code == 0 and "3 student(s) to change" in result.output, result.output
 
 
 def test_is_a_results_folder_of_another_assignment_refused(results, canvas):
@@ -213,11 +335,13 @@ def test_is_an_excused_student_left_excused(results, canvas):
     assert canvas.scores[4003] is None and "Lee, Ann" in result.output.split("kept (--force overwrites):")[1]
 
 
-@pytest.mark.parametrize("url", ["canvas.example.edu", "ftp://canvas.example.edu", ""])
+@pytest.mark.parametrize(
+    "url", ["canvas.example.edu", "ftp://canvas.example.edu", "", "http://[::1", "https://canvas.example.edu:port"]
+)
 def test_is_an_address_that_is_no_url_refused(results, canvas, url):
     canvas.url = url
     result = upload(results, canvas)
-    assert result.exit_code == 1 and "is not your Canvas's address" in result.output
+    assert one_line(result, "is not your Canvas's address"), result.output
 
 
 def test_is_a_regraded_total_sent_over_the_one_uploaded_before(results, canvas):
