@@ -22,7 +22,7 @@ names = {m.split(".")[0] for m in sys.modules} - set(sys.builtin_module_names) -
 print(json.dumps(sorted(names)))
 """
 # imported by some commands only, or lazily
-ALSO = ["otter", "rich", "nbformat", "nbclient", "IPython", "jupytext", "text2qti", "canvasapi", "attnlab_quiz"]
+ALSO = ["otter", "rich", "nbformat", "nbclient", "IPython", "jupytext", "text2qti", "requests", "attnlab_quiz"]
 
 PLANT = """
 import os, sys
