@@ -80,7 +80,7 @@ def otter_on_samples(otter_on_course) -> dict:
 def graded_by_default(tmp_path_factory) -> Path:
     """One ``attnlab grade`` with the default options of every bundled sample, every bug of the
     corpus on its correct base (``bug_<overlay>``), every bug of a function that the submission's
-    own functions call (``own_<overlay>``, on ``OWN_BASE``) and the twin that tries to print every test file
+    own functions call (``own_<overlay>``, on ``OWN_BASE``, itself graded as ``own_base``) and the twin that tries to print every test file
     (``a_reads_tests``: first in name order, so that its statements, which run into their time limit,
     are graded beside the rest rather than after it). Returns the results folder. grade/
     test_dependencies reads the scores, test_no_leaks what students receive: the same files graded
@@ -97,7 +97,8 @@ def graded_by_default(tmp_path_factory) -> Path:
     for overlay in corpus.BUGS:
         (subs / f"bug_{overlay.stem}.py").write_text(corpus.compose(overlay), encoding="utf-8")
     for overlay in corpus.OWN_CALLS:
-        (subs / f"own_{overlay.stem}.py").write_text(corpus.compose(overlay, corpus.OWN_BASE), encoding="utf-8")
+        (subs / f"own_{overlay.stem}.py").write_text(corpus.compose_own(overlay), encoding="utf-8")
+    (subs / "own_base.py").write_text(corpus.compose_own(), encoding="utf-8")
     fixtures = paths.kit_root() / "tests" / "fixtures" / "grade"
     twin = (fixtures / "twin.py").read_text()
     (subs / "a_reads_tests.py").write_text(

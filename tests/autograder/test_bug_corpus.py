@@ -26,10 +26,21 @@ NUMPY_PRINT = re.compile(r"\[\[?\s*-?\d+\.\d*(e-?\d+)?\s+-?\d")
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 BASE = FIXTURES / "alternatives" / "vectorised.py"
 BUGS = sorted((FIXTURES / "bugs").glob("*_loses_*.py"))
-# bugs in functions that the base's own functions call where the reference solution's do not (for
-# grade/test_dependencies: graded in isolation, they cost points in that function alone)
-OWN_BASE = FIXTURES / "alternatives" / "calls_its_own.py"
-OWN_CALLS = sorted((FIXTURES / "own_calls").glob("*_loses_*.py"))
+# The base with its own functions calling others where the reference solution's do not, and the
+# bugs in those others (of the corpus, and of own_calls/), for grade/test_dependencies: graded in
+# isolation, each costs points in its own function alone.
+OWN_BASE = FIXTURES / "own_calls" / "calls_its_own.py"
+OWN_CALLED = ("self_attention", "pe_shift_matrix")
+OWN_CALLS = [p for p in BUGS if p.stem.split("_loses_")[1] in OWN_CALLED]
+OWN_CALLS += sorted((FIXTURES / "own_calls").glob("*_loses_*.py"))
+
+
+def compose_own(overlay: Path | None = None) -> str:
+    """The correct base with ``OWN_BASE`` over it, and ``overlay`` over both."""
+    text = compose(OWN_BASE)
+    return (
+        text if overlay is None else f"{text}\n\n# ---- overlay: {overlay.name}\n{overlay.read_text(encoding='utf-8')}"
+    )
 
 
 def compose(overlay: Path, base: Path = BASE) -> str:

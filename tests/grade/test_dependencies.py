@@ -150,6 +150,11 @@ def test_does_a_bug_in_a_function_the_students_own_code_calls_cost_points_there_
 
 
 @pytest.mark.slow
+def test_does_the_base_built_on_its_own_functions_get_full_marks(one_run):
+    assert _lost(one_run["own_base"]) == set()
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("sample", sorted(SAMPLE_MISTAKES))
 def test_does_a_sample_lose_points_only_where_its_mistakes_are(one_run, sample):
     assert _lost(one_run[sample]) == SAMPLE_MISTAKES[sample]
