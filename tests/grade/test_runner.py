@@ -75,6 +75,22 @@ def test_does_a_hanging_function_cost_only_its_own_points(zygote, tmp_path):
     assert all("timed out" in m for m in messages)
 
 
+def test_does_a_hanging_callee_cost_only_its_own_points(zygote, tmp_path):
+    """A softmax that never returns: the attention functions that call it time out with it, and are
+    graded again with the reference softmax lent (a function struck for timing out with its own
+    callee is not struck for a call with that callee's reference)."""
+    from attnlab import release
+
+    solution = release.solution.reference_source(paths.solution_file())
+    hang = tmp_path / "hang.py"
+    hang.write_text(solution + "\n\ndef softmax(x, axis=-1):\n    while True:\n        pass\n")
+    report = grade(
+        zygote, hang, paths.tests_dir(), paths.autograder_dir() / "support", Limits(call=1, statement=3, wall=120)
+    )
+    lost = {q.name for q in report.questions if q.score < q.possible}
+    assert lost == {"softmax"}, {q.name: [c.message for c in q.cases if not c.passed] for q in report.questions}
+
+
 def test_does_os_exit_at_import_keep_what_was_defined_before_it(zygote, tmp_path):
     sub = tmp_path / "exits.py"
     sub.write_text((ENGINE / "submissions" / "honest_score_full.py").read_text() + "\nimport os\nos._exit(3)\n")

@@ -161,7 +161,7 @@ class _Run:
         self.notes: list[str] = []
         self.restarts = 0
         self.checks = 0
-        self.strikes: dict[str, int] = {}
+        self.strikes: dict[tuple[str, frozenset[str]], int] = {}  # timeouts of a function, by what it was lent
         self.sandbox: Sandbox | None = None
         self.first: Sandbox | None = None  # the sandbox that ran the submission's checks
         self.checked: dict[str, int | None] = {}  # question -> snapshot of its last grader.check
@@ -412,11 +412,14 @@ class _Run:
         return any(p == "env" or p in self.env for p in case.params)
 
     def timed_out(self, name: str) -> None:
-        self.strikes[name] = self.strikes.get(name, 0) + 1
+        # struck with what it was lent: a function that hangs in the student's own callee may still
+        # be graded with that callee's reference lent
+        key = (name, frozenset(self.lending))
+        self.strikes[key] = self.strikes.get(key, 0) + 1
 
     def before_call(self, name: str) -> dict[str, Lent]:
         """Whether the student's ``name`` may be called now; what the call is to be lent."""
-        if self.strikes.get(name, 0) >= self.limits.strikes:
+        if self.strikes.get((name, frozenset(self.lending)), 0) >= self.limits.strikes:
             raise StudentTimeout(f"{name}(...) timed out in earlier tests, so it was not called again")
         if time.monotonic() > self.deadline:
             raise StudentTimeout(f"the submission used up its {self.limits.wall:g} s")
