@@ -787,3 +787,20 @@ def test_are_the_scratch_folders_of_a_killed_zygote_removed_by_the_next():
         z.proc.wait()
     Zygote(uid=None, gid=None, memory_mb=1024, cpu_seconds=60, isolate=False).close()
     assert not os.path.exists(os.path.dirname(folder))
+
+
+def test_does_landlocks_view_leave_out_a_mask_inside_a_bound_folder_even_through_a_link_back_up(tmp_path):
+    """Landlock cannot mask part of a folder it allows: the folder is allowed entry by entry instead,
+    down to the mask (which may be listed, not read), and a link leading back up ends the carving."""
+    from attnlab.grade import allowlist
+
+    lib = tmp_path / "lib"
+    (lib / "site-packages" / "attnlab").mkdir(parents=True)
+    (lib / "site-packages" / "numpy").mkdir()
+    (lib / "json").mkdir()
+    (lib / "os.py").write_text("")
+    (lib / "again").symlink_to(lib)
+    site = str(lib / "site-packages")
+    readable, listed = allowlist.landlock_view([str(lib), str(lib / "site-packages" / "numpy")], [site])
+    assert listed == [site]
+    assert set(readable) == {str(lib / "json"), str(lib / "os.py"), str(lib / "site-packages" / "numpy")}

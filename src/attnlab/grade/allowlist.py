@@ -158,21 +158,24 @@ def landlock_view(binds: list[str], masks: list[str]) -> tuple[list[str], list[s
     The mask may be listed: the import system lists a site folder to find the allowed packages in it,
     each bound (so readable) on its own."""
     readable: list[str] = []
+    carved: set[str] = set()
     for path in binds:
-        readable += _carve(path, [m for m in masks if _within(m, path)])
+        readable += _carve(path, [m for m in masks if _within(m, path)], carved)
     return sorted(set(readable)), sorted(masks)
 
 
-def _carve(path: str, masks: list[str]) -> list[str]:
-    """``path`` and what is beneath it, less ``masks`` (real paths beneath it), as few paths as can be."""
+def _carve(path: str, masks: list[str], carved: set[str]) -> list[str]:
+    """``path`` and what is beneath it, less ``masks`` (real paths beneath it), as few paths as can
+    be; ``carved``: the folders already taken apart (a link back up would lead to one again)."""
     if not masks:
         return [path]
-    if path in masks or not os.path.isdir(path):
+    if path in masks or path in carved or not os.path.isdir(path):
         return []
+    carved.add(path)
     kept = []
     for entry in os.scandir(path):
         real = os.path.realpath(entry.path)  # a rule follows a symbolic link: carve where it leads
-        kept += _carve(real, [m for m in masks if _within(m, real)])
+        kept += _carve(real, [m for m in masks if _within(m, real)], carved)
     return kept
 
 
