@@ -109,11 +109,7 @@ PRELOAD = (
 
 def describe_error(e: BaseException) -> tuple[str, str, str]:
     """(type name, nearest standard base type or "", message): what the trusted side re-raises."""
-    base = ""
-    for cls in type(e).__mro__:
-        if cls.__module__ == "builtins" and cls.__name__ in wire.STANDARD_ERRORS:
-            base = cls.__name__
-            break
+    base = wire.standard_base(e)
     try:
         message = str(e)
     except BaseException:  # noqa: BLE001 - a student's __str__ may raise anything

@@ -69,10 +69,7 @@ def describe_trusted_error(e: BaseException) -> tuple[str, str, str]:
     """What the student's side learns when a function it was lent fails: the standard type, and a
     message that names neither that function nor anything it holds (its own message could: a
     TypeError names the function, and so which hidden probe it is)."""
-    base = next(
-        (c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins" and c.__name__ in wire.STANDARD_ERRORS),
-        "RuntimeError",
-    )
+    base = wire.standard_base(e) or "RuntimeError"
     if type(e) is Refused:
         return ("TypeError", "TypeError", str(e))
     hint = " (were the arguments it was given ones it takes?)" if base == "TypeError" else ""

@@ -57,6 +57,15 @@ STANDARD_ERRORS = frozenset(
         "ZeroDivisionError",
     }
 )
+
+
+def standard_base(e: BaseException) -> str:
+    """The nearest of ``STANDARD_ERRORS`` that ``e`` is an instance of, or "" for none."""
+    return next(
+        (c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins" and c.__name__ in STANDARD_ERRORS), ""
+    )
+
+
 MAX_DEPTH = 64
 MAX_ITEMS = 1_000_000
 MAX_INT_DIGITS = 4000
