@@ -10,7 +10,9 @@ import socket
 import pytest
 from click.testing import CliRunner
 
-from attnlab import cli, grade, upload_canvas
+from attnlab import cli, grade
+from attnlab.lms import canvas_rest
+from attnlab.lms import canvas_upload as upload_canvas
 from attnlab.grade import report
 
 from fake_canvas import FakeCanvas
@@ -230,7 +232,7 @@ def test_is_an_answer_that_is_no_json_named_as_such(results, canvas, answer):
 
 
 def test_is_an_answer_too_large_to_hold_refused(results, canvas, monkeypatch):
-    monkeypatch.setattr(upload_canvas, "MAX_ANSWER", 1000)
+    monkeypatch.setattr(canvas_rest, "MAX_ANSWER", 1000)
     canvas.answers["course"] = {"id": 101, "name": "x" * 2000}
     result = upload(results, canvas, "--yes")
     assert one_line(result, "answered GET /api/v1/courses/101 with over"), result.output
@@ -295,7 +297,7 @@ def test_is_a_results_folder_of_another_assignment_refused(results, canvas):
 
 
 def test_is_canvas_rate_limiting_waited_out(results, canvas, monkeypatch):
-    monkeypatch.setattr(upload_canvas, "BACKOFF", (0.0,) * 4)
+    monkeypatch.setattr(canvas_rest, "BACKOFF", (0.0,) * 4)
     canvas.throttle = 3
     result = upload(results, canvas, "--yes")
     assert result.exit_code == 0, result.output
@@ -303,7 +305,7 @@ def test_is_canvas_rate_limiting_waited_out(results, canvas, monkeypatch):
 
 
 def test_does_endless_rate_limiting_stop_with_one_line(results, canvas, monkeypatch):
-    monkeypatch.setattr(upload_canvas, "BACKOFF", (0.0,) * 2)
+    monkeypatch.setattr(canvas_rest, "BACKOFF", (0.0,) * 2)
     canvas.throttle = 100
     result = upload(results, canvas, "--yes")
     assert result.exit_code == 1 and "Rate Limit Exceeded" in result.output
