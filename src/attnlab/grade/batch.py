@@ -262,10 +262,10 @@ def _grade(
             release=paths.release_dir() if paths.current_course() else None,
             exclude=out,
         )
-        folders = _folders(found.submissions)
+        folders = folders_of(found.submissions)
         matching = canvas.match(the_roster, found.submissions) if the_roster else None
         if the_roster and matching:
-            _fill_identities(found.submissions, the_roster, matching)
+            canvas.fill_identities(found.submissions, the_roster, matching)
         report.make_dirs(store)
         graded: dict[str, Graded] = {}
         todo: list[_Job] = []
@@ -335,26 +335,7 @@ def _grade(
             w.close()
 
 
-def _fill_identities(subs: list[Submission], roster: canvas.Roster, matching: canvas.Matching) -> None:
-    """Names, ids and emails the roster knows and the submission's source did not say."""
-    for sub in subs:
-        rows = matching.rows.get(sub.key)
-        if rows and len(rows) == len(sub.students):  # (a group with an unmatched student keeps its own)
-            sub.students = tuple(
-                Student(
-                    name=s.name or r.name,
-                    email=s.email or r.email,
-                    id=s.id or r.id,
-                    login=s.login,
-                    canvas_id=s.canvas_id or r.canvas_id,
-                    number=s.number or r.number,
-                    participant=s.participant,
-                )
-                for s, r in zip(sub.students, (canvas.student(roster, row) for row in rows), strict=True)
-            )
-
-
-def _folders(subs: list[Submission]) -> dict[str, str]:
+def folders_of(subs: list[Submission]) -> dict[str, str]:
     """Each submission's results folder. A key that is itself a hashed folder name of another
     (``bob-<hash>`` beside ``Bob``) gets a hashed folder of its own, as any other odd key does."""
     folders: dict[str, str] = {}

@@ -272,3 +272,22 @@ def student(roster: Roster, row: int) -> Student:
         canvas_id=r["ID"],  # a Canvas gradebook export's ID is the Canvas user id
         number=r.get("SIS User ID", ""),
     )
+
+
+def fill_identities(subs: Sequence[Identified], roster: Roster, matching: Matching) -> None:
+    """Names, ids and emails the roster knows and the submission's source did not say."""
+    for sub in subs:
+        rows = matching.rows.get(sub.key)
+        if rows and len(rows) == len(sub.students):  # (a group with an unmatched student keeps its own)
+            sub.students = tuple(
+                Student(
+                    name=s.name or r.name,
+                    email=s.email or r.email,
+                    id=s.id or r.id,
+                    login=s.login,
+                    canvas_id=s.canvas_id or r.canvas_id,
+                    number=s.number or r.number,
+                    participant=s.participant,
+                )
+                for s, r in zip(sub.students, (student(roster, row) for row in rows), strict=True)
+            )

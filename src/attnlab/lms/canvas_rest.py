@@ -46,6 +46,7 @@ class User:
     sis_id: str
     email: str
     login: str
+    display: str = ""  # the name as Canvas shows it to people ("Jane Doe"), else ``name``
 
 
 @dataclass
@@ -347,7 +348,7 @@ def _user(data: Any) -> User:
         k: _field(fields, k, str, "a user") or "" for k in ("sortable_name", "name", "sis_user_id", "email", "login_id")
     }
     name = text["sortable_name"] or text["name"] or str(user_id)
-    return User(user_id, name, text["sis_user_id"], text["email"], text["login_id"])
+    return User(user_id, name, text["sis_user_id"], text["email"], text["login_id"], text["name"] or name)
 
 
 def _submission(data: Any) -> Submission:

@@ -1,7 +1,8 @@
 """``attnlab upload canvas``: each graded student's total and feedback into a Canvas assignment.
 
 1. Everything is read and checked before anything changes: RESULTS (the ``grades.csv`` that
-   ``attnlab grade`` wrote, whose question columns name the course's assignment and so its points),
+   ``attnlab grade`` wrote, whose question columns name the course's assignment and so its points,
+   or the ``quiz_grades.csv`` of ``attnlab quiz grade``, whose item columns are the quiz's),
    the token in ``CANVAS_TOKEN``, the course, the Canvas assignment and its points, the enrolled
    students and their submissions with comments. What is wrong is one ``UploadError`` line.
 2. Students are matched to enrolled Canvas users by what their submission's source recorded
@@ -11,8 +12,9 @@
    guessed. Only submissions with status "graded" are uploaded: one that was unreadable or could not
    be graded is listed for a human, never sent as 0.
 3. Per student: the grade, when Canvas's differs from the total (both at two decimals, a gradebook's
-   precision); the feedback as a comment, unless a comment with its marker (a hash of the text) is
-   already there. A Canvas grade that no upload sent (``RESULTS/canvas_upload.json`` remembers what
+   precision); the feedback as a comment in plain text (Canvas shows comments as typed: no
+   Markdown), addressed by the name Canvas shows, ending in a line that names the autograder with a
+   hash of the feedback, unless a comment with that hash is already there. A Canvas grade that no upload sent (``RESULTS/canvas_upload.json`` remembers what
    was sent) was set by hand: it is reported and kept, unless ``force``; so is an excused submission.
 4. Without ``apply`` the plan is only shown. With it, each student is one PUT, remembered before it
    is sent; an interrupted upload resumes, since a re-run sends only what Canvas still lacks.
@@ -29,6 +31,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +43,7 @@ from ..grade.report import GRADED
 from .canvas_rest import DEADLINE, MAKE_TOKEN, TOKEN, Canvas, Submission, UploadError, User, base_url, is_number
 
 STATE = "canvas_upload.json"
+QUIZ_GRADES = "quiz_grades.csv"  # RESULTS of `attnlab quiz grade`: its results folders lie beside it
 NEEDS_HUMAN = 3  # as `attnlab grade`: done, but something listed needs a human
 FIXED_COLUMNS = (("submission", "student", "student_id", "email"), ("total", "status", "problem", "notes"))
 
@@ -150,9 +154,14 @@ def main(
 def read_results(results: Path) -> tuple[list[Entry], float]:
     """The submissions and the assignment's total points, after checking that RESULTS is a complete ``attnlab grade`` output of one of the course's assignments."""
     grades = results / "grades.csv"
+    quiz = not _is_file(grades) and _is_file(results / QUIZ_GRADES)  # `attnlab quiz grade` wrote it
+    if quiz:
+        grades = results / QUIZ_GRADES
     text = _text(grades, newline="")  # (csv reads the line ends itself)
     if text is None:
-        raise UploadError(f"{grades} does not exist: give the folder `attnlab grade --out` wrote")
+        raise UploadError(
+            f"{grades} does not exist: give the folder `attnlab grade --out` (or `attnlab quiz grade --out`) wrote"
+        )
     try:
         rows = list(csv.reader(io.StringIO(text, newline="")))
     except csv.Error as e:
@@ -162,12 +171,13 @@ def read_results(results: Path) -> tuple[list[Entry], float]:
     if tuple(header[: len(first)]) != first or tuple(header[-len(last) :]) != last:
         raise UploadError(f"{grades} is not a grades.csv that `attnlab grade` wrote (its columns: {', '.join(header)})")
     questions = header[len(first) : -len(last)]
-    possible = _assignment_points(grades, questions)
+    possible = _quiz_points(grades, questions) if quiz else _assignment_points(grades, questions)
+    store = results if quiz else results / "submissions"
     entries = []
     for cells in rows[1:]:
         row = dict(zip(header, [*cells, *[""] * len(header)]))  # (a short row: its missing cells empty)
-        folder = results / "submissions" / report.folder_name(row["submission"])
-        data = report.read(folder / "results.json") if _is_file(folder / "results.json") else None
+        folder = store / report.folder_name(row["submission"])
+        data = _results(folder / "results.json", quiz=quiz) if _is_file(folder / "results.json") else None
         if data is None:
             entries.append(Entry(row["submission"], None, [], "", f"{row['status']}: no results.json"))
             continue
@@ -208,6 +218,33 @@ def _assignment_points(grades: Path, questions: list[str]) -> float:
         f"{grades} is from another assignment: its questions are {', '.join(questions) or 'none'}, "
         f"the course's assignments have {theirs or 'none'}"
     )
+
+
+def _results(path: Path, *, quiz: bool) -> dict[str, Any] | None:
+    """A results.json that ``attnlab grade`` (or, with ``quiz``, ``attnlab quiz grade``) wrote, or None."""
+    if not quiz:
+        return report.read(path)
+    from ..quiz.grading import ENGINE
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    extra = data.get("extra_data") if isinstance(data, dict) else None
+    return data if isinstance(extra, dict) and extra.get("engine") == ENGINE else None
+
+
+def _quiz_points(grades: Path, questions: list[str]) -> float:
+    """The total points of the course's quiz, whose auto-graded items are ``questions``."""
+    from ..quiz.grading import graded_items
+
+    items = graded_items()
+    if sorted(i.id for i in items) != sorted(questions):
+        raise UploadError(
+            f"{grades} is from another quiz: its items are {', '.join(questions) or 'none'}, the course's "
+            f"quiz has {', '.join(i.id for i in items)}"
+        )
+    return sum(i.points for i in items)
 
 
 def _read_state(path: Path) -> dict[str, Any]:
@@ -272,8 +309,9 @@ def _plan(entries: list[Entry], users: list[User]) -> Plan:
             index.setdefault((kind, str(value).strip().lower()), set()).add(user_id)
 
     names: dict[int, str] = {}
+    shown: dict[int, str] = {}
     for u in users:
-        names[u.id] = u.name
+        names[u.id], shown[u.id] = u.name, u.display or u.name
         add("canvas", u.id, u.id)
         add("sis", u.sis_id, u.id)
         add("email", u.email, u.id)
@@ -313,7 +351,7 @@ def _plan(entries: list[Entry], users: list[User]) -> Plan:
             plan.claimed[names[user_id]] = [e.submission for e in claiming]
             continue
         entry = claiming[0]
-        comment = comment_text(entry.feedback) if entry.feedback.strip() else ""
+        comment = comment_text(entry.feedback, name=shown[user_id]) if entry.feedback.strip() else ""
         assert entry.total is not None  # (only uploaded entries claim users)
         total = round(entry.total, 2)  # a gradebook's precision: 10/3 points is sent and compared as 3.33
         plan.changes.append(Change(user_id, names[user_id], entry.submission, None, total, True, comment))
@@ -331,8 +369,8 @@ def _fill_plan(plan: Plan, submissions: dict[int, Submission], force: bool, sent
         by_hand = c.old is not None and not any(_same(c.old, x) for x in sent.get(str(c.user_id), []))
         if c.grade and (by_hand or sub.excused) and not force:
             c.grade, c.kept = False, True
-        marker = c.comment.rsplit("\n", 1)[-1]
-        if c.comment and any(marker in text for text in sub.comments):
+        digest = c.comment.rsplit(" ", 1)[-1].rstrip(")")  # (also in the marker earlier versions wrote)
+        if c.comment and any(digest in text for text in sub.comments):
             c.comment = ""
 
 
@@ -341,10 +379,50 @@ def _same(a: float, b: float) -> bool:
     return abs(a - b) < 0.005
 
 
-def comment_text(feedback: str) -> str:
-    """The feedback as a submission comment, ending in a marker line that finds it again."""
+def comment_text(feedback: str, *, name: str) -> str:
+    """The feedback (``feedback.md``) as a submission comment: plain text for ``name``, ending in a
+    line that finds it again (a hash of the feedback)."""
     digest = hashlib.sha256(feedback.encode()).hexdigest()[:16]
-    return f"{feedback.rstrip()}\n\n[attnlab feedback {digest}]"
+    return f"{plain_text(feedback, name=name)}\n\n(Attention Lab autograder, feedback {digest})"
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+_ADDRESSED = re.compile(r"^(.*[Ff]eedback for ).*$")  # "# Feedback for <the submission's name>"
+_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
+
+
+def plain_text(markdown: str, *, name: str) -> str:
+    """Markdown as text that reads well where it is shown as typed: headings as lines (the title
+    addressed to ``name``), tables as "row: column value" lines, no emphasis marks or code fences."""
+    out: list[str] = []
+    header: list[str] | None = None
+    fenced = False
+    for line in markdown.rstrip().splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced:
+            out.append("    " + line)
+            continue
+        if not line.startswith("|"):
+            header = None
+        heading = _HEADING.match(line)
+        if heading and len(heading[1]) == 1:
+            title = heading[2]
+            addressed = _ADDRESSED.match(title)
+            out.append(f"{addressed[1]}{name}" if addressed and name else title)
+        elif heading:
+            out.append(heading[2].rstrip(":") + ":")
+        elif line.startswith("|"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if header is None:
+                header = cells
+            elif not _RULE.match(line):
+                pairs = ", ".join(f"{h} {v}" for h, v in zip(header[1:], cells[1:]))
+                out.append(f"{cells[0]}: {pairs}")
+        else:
+            out.append(line.replace("**", ""))
+    return "\n".join(out)
 
 
 def describe(plan: Plan, assignment: str, apply: bool) -> list[Any]:

@@ -43,13 +43,10 @@ class Student:
 
 
 class Identified(Protocol):
-    """A submission as the LMS modules see it: its key and who wrote it."""
+    """A submission as the LMS modules see it: its key and who wrote it (which a roster fills in)."""
 
-    @property
-    def key(self) -> str: ...
-
-    @property
-    def students(self) -> tuple[Student, ...]: ...
+    key: str
+    students: tuple[Student, ...]
 
 
 def quiz_id(students: Iterable[Student], *, key: str, layout: str) -> tuple[str | None, str]:
