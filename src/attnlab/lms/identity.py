@@ -5,8 +5,8 @@ The quiz id (``QUIZ_ID``) is the student's number as the institution gives it: t
 User ID`` (Canvas), the ``:sid:`` of Gradescope's metadata (its "Student ID"), Moodle's "ID number".
 Students know it, and every LMS can hand it over. A Canvas user id, a Moodle participant id or a
 login is never used in its place: those are not what the quiz tells students to type. A submission
-that came as a plain file or folder (named by the instructor, no LMS around it) and matched no
-roster is named by its own name, which then stands for the number.
+that came as a plain file, folder or zip (named by the instructor, no LMS around it) and whose
+number no roster gives stands for the number by its own name.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def quiz_id(students: Iterable[Student], *, key: str, layout: str) -> tuple[str 
     (student,) = students
     if student.number:
         return student.number, "the student number"
-    if layout in NAMED_LAYOUTS and not student.id:
+    if layout in NAMED_LAYOUTS:
         return key, "the submission's name, standing for the student number"
     return None, (
         f"the student number of {student.label()} is not known (the download names only the "
