@@ -576,3 +576,25 @@ def test_does_the_summary_say_why_a_canvas_download_has_no_moodle_import(tmp_pat
     assert not (tmp_path / "out" / "moodle_import.csv").exists()
     text = " ".join(" ".join(batch.summary(result, [("calls", 5.0)])).split())
     assert "[bold]Not written[/] moodle_import.csv: no graded student has an email or a student number" in text
+
+
+def test_does_any_failure_while_preparing_one_submission_cost_only_that_one(tmp_path, monkeypatch):
+    """(issue 34.6: intake never stops the run, whatever it meets)"""
+    from attnlab.grade import asked
+
+    real = asked.Asked.problem
+
+    def failing(self, path):
+        if path.stem == "carol":
+            raise RecursionError("planted")
+        return real(self, path)
+
+    monkeypatch.setattr(asked.Asked, "problem", failing)
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "carol.py").write_text(FULL)
+    (given / "dave.py").write_text(FULL)
+    result = run(tmp_path / "out", given)
+    rows = grades(tmp_path / "out")
+    assert rows["dave"]["total"] == "5" and rows["dave"]["status"] == "graded"
+    assert "RecursionError: planted" in rows["carol"]["problem"] and result.exit_code == batch.NEEDS_HUMAN

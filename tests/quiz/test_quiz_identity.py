@@ -119,3 +119,22 @@ def test_do_the_notebook_and_quiz_show_name_the_documented_id(items):
     assert QUIZ_ID in " ".join(question(numeric).split())
     shown = CliRunner().invoke(quiz, ["show", numeric.id, "--student", "S10001"])
     assert shown.exit_code == 0 and QUIZ_ID in " ".join(shown.output.split())
+
+
+def test_does_a_quiz_whose_grading_fails_cost_only_that_student(tmp_path, write_quiz, key_answers, monkeypatch):
+    from attnlab.quiz import batch
+
+    real = batch.grade
+
+    def failing(*, submission, **kw):
+        if submission.stem == "carol":
+            raise MemoryError("planted")
+        return real(submission=submission, **kw)
+
+    monkeypatch.setattr(batch, "grade", failing)
+    write_quiz(tmp_path / "carol.ipynb", key_answers)
+    write_quiz(tmp_path / "dave.ipynb", key_answers)
+    run = main(submissions=[tmp_path / "carol.ipynb", tmp_path / "dave.ipynb"], out=tmp_path / "out", progress=False)
+    rows = totals(tmp_path / "out")
+    assert rows["dave"]["status"] == "graded" and "MemoryError: planted" in rows["carol"]["problem"]
+    assert run.exit_code == 3

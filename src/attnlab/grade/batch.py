@@ -272,7 +272,11 @@ def _grade(
         # what the assignment defines, from the solution's call graph (none known: nothing checked)
         asks = asked.Asked(functions=set(config["dependencies"].get("calls", {})), quiz_variables=_quiz_variables())
         for sub in found.submissions:
-            g, job = _prepare(sub, store / folders[sub.key], tests, fingerprint, force, asks)
+            try:
+                g, job = _prepare(sub, store / folders[sub.key], tests, fingerprint, force, asks)
+            except Exception as e:  # noqa: BLE001 - whatever one submission's intake meets is its own problem
+                why = f"could not be prepared for grading ({type(e).__name__}: {str(e)[:120]}): a human must look"
+                g, job = _failed_intake(sub, store / folders[sub.key], tests, why), None
             graded[sub.key] = g
             if job is not None:
                 todo.append(job)
@@ -414,6 +418,13 @@ def _prepare(
         g.action = ""
         return _unreadable(g, folder, sub.key, f"{sub.file.name}: {why}", tests, fields, staged), None
     return g, _Job(sub.key, folder.name, staged, fields, sub.who())
+
+
+def _failed_intake(sub: Submission, folder: Path, tests: list, why: str) -> Graded:
+    """The row of a submission whose intake failed: a problem, with results that say so."""
+    g = Graded(sub.key, None, {}, folder / "results.json", students=sub.students, origin=sub.origin)
+    fields = {"submission": sub.key, "students": [asdict(s) for s in sub.students], "origin": sub.origin}
+    return _unreadable(g, folder, sub.key, why, tests, fields, staged=None)
 
 
 def _unreadable(

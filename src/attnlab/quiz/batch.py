@@ -102,7 +102,11 @@ def main(
         with Progress(*columns, console=Console(stderr=True), disable=not progress) as bar:
             task = bar.add_task("", total=len(found.submissions))
             for sub in found.submissions:
-                rows.append(_grade_one(sub, out / folders[sub.key]))
+                try:
+                    rows.append(_grade_one(sub, out / folders[sub.key]))
+                except Exception as e:  # noqa: BLE001 - whatever one quiz meets is that student's problem
+                    problem = f"could not be graded ({type(e).__name__}: {str(e)[:120]}): a human must look"
+                    rows.append(Row(sub.key, sub, folders[sub.key], status=NOT_GRADED, problem=problem))
                 bar.advance(task)
     run = QuizRun(rows, found, the_roster, matching)
     write_atomic(out / GRADES, grades_csv(rows))
