@@ -105,29 +105,6 @@ class Found:
         return Counter(s.layout for s in self.submissions)
 
 
-def find(paths: list[Path]) -> list[Path]:
-    """Submission files of a flat layout: the files given, and the ``.ipynb``/``.py`` files inside
-    given folders (``attnlab quiz grade`` names each submission by its file's stem)."""
-    found: list[Path] = []
-    for path in map(Path, paths):
-        if path.is_dir():
-            found += sorted(
-                p for p in path.iterdir() if p.suffix in SUFFIXES and p.is_file() and not p.name.startswith((".", "_"))
-            )
-        elif path.suffix in SUFFIXES and path.is_file():
-            found.append(path)
-        else:
-            raise FileNotFoundError(f"{path} is not a .ipynb or .py file or a folder of them")
-    if not found:
-        raise FileNotFoundError("no .ipynb or .py submissions in " + ", ".join(map(str, paths)))
-    names: dict[str, Path] = {}
-    for path in found:
-        if path.stem in names and names[path.stem] != path:
-            raise ValueError(f"two submissions are named {path.stem!r}: {names[path.stem]} and {path}")
-        names[path.stem] = path
-    return list(names.values())
-
-
 def discover(paths: list[Path], *, unpack: Path, release: Path | None = None, exclude: Path | None = None) -> Found:
     """Every submission in ``paths``, with what was ignored and why.
 
