@@ -846,7 +846,8 @@ def test_does_the_filter_let_a_sandbox_act_on_itself_only():
 
 def test_are_the_scratch_folders_of_a_killed_zygote_removed_by_the_next():
     """Without namespaces a sandbox's scratch folder is on the host's disk: a zygote killed with its
-    worker cannot remove it, so the next zygote does."""
+    worker cannot remove it, so the next zygote does, and ends what still works in it (where no
+    system-call filter stops a sandbox from starting processes, they outlive a killed batch)."""
     z = Zygote(uid=None, gid=None, memory_mb=1024, cpu_seconds=60, isolate=False)
     try:
         sb, folder = run(z, "import os\ndef probe():\n    return os.getcwd()\n")
@@ -854,7 +855,13 @@ def test_are_the_scratch_folders_of_a_killed_zygote_removed_by_the_next():
     finally:
         z.proc.kill()
         z.proc.wait()
-    Zygote(uid=None, gid=None, memory_mb=1024, cpu_seconds=60, isolate=False).close()
+    leftover = subprocess.Popen(["sleep", "600"], cwd=folder)  # as a sandbox's child would be
+    try:
+        Zygote(uid=None, gid=None, memory_mb=1024, cpu_seconds=60, isolate=False).close()
+        assert leftover.wait(timeout=10) == -signal.SIGKILL
+    finally:
+        leftover.kill()
+        leftover.wait()
     assert not os.path.exists(os.path.dirname(folder))
 
 

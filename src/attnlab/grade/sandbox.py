@@ -1013,7 +1013,24 @@ def _remove_stale_scratch() -> None:
             continue
         path = os.path.join(base, name)
         if os.lstat(path).st_uid == os.geteuid():
+            _end_processes_in(path)
             _remove_tree(path)
+
+
+def _end_processes_in(folder: str) -> None:
+    """Kill the processes of this user that work in ``folder``, a dead zygote's: where there is no
+    system-call filter to refuse them (libseccomp missing), what its sandboxes started outlives a
+    batch killed with SIGKILL, and only its working folder tells it from the user's own."""
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cwd = os.readlink(f"/proc/{name}/cwd")
+        except OSError:
+            continue  # gone, or another user's
+        if cwd == folder or cwd.startswith(folder + "/"):
+            try:
+                os.kill(int(name), 9)
+            except OSError:
+                pass
 
 
 def _syscall_filter(mode: str, isolate: bool):
