@@ -79,7 +79,6 @@ def start(
         isolate=isolate,
         ctl_fd=theirs.fileno(),
         parent=os.getpid(),
-        thread_vars=list(THREAD_VARS),
         scratch_mb=min(256, max(memory_mb // 8, 16)),
     )
     try:

@@ -1021,6 +1021,8 @@ def _end_processes_in(folder: str) -> None:
     """Kill the processes of this user that work in ``folder``, a dead zygote's: where there is no
     system-call filter to refuse them (libseccomp missing), what its sandboxes started outlives a
     batch killed with SIGKILL, and only its working folder tells it from the user's own."""
+    if not os.path.isdir("/proc"):
+        return  # macOS: no process to find this way (nor a sandbox that confines itself)
     for name in filter(str.isdigit, os.listdir("/proc")):
         try:
             cwd = os.readlink(f"/proc/{name}/cwd")

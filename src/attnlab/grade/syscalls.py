@@ -72,8 +72,8 @@ ALLOWED = (
     "seccomp",  # only narrows the caller's own calls
     "getpid", "getppid", "gettid", "getpgrp", "setsid",  # about itself; setsid makes its own session
     "getuid", "geteuid", "getgid", "getegid", "getresuid", "getresgid", "getgroups",  # its own ids
-    "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",  # its own ids,
-    "setfsuid", "setfsgid",  # among those it holds: changing to others needs capabilities it lacks
+    "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid",  # among the ids it holds
+    "setgroups", "setfsuid", "setfsgid",  # same: any other id needs a capability it lacks
     "capget",  # reads capabilities (of any pid: their sets only, no way to change them)
     "capset",  # the kernel lets it change only its own
     "getrlimit", "ugetrlimit", "setrlimit",  # its own limits (raising a hard one needs a capability)
@@ -82,12 +82,14 @@ ALLOWED = (
     "clock_gettime", "clock_getres", "gettimeofday", "time",  # clocks
     "getitimer", "setitimer", "alarm",  # its own timers
     "timer_create", "timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete",  # own thread group
-    "socketpair", "bind", "listen", "accept", "accept4", "connect", "getsockname", "getpeername",  # see
-    "getsockopt", "setsockopt", "send", "sendto", "sendmsg", "sendmmsg", "recv", "recvfrom",  # SOCKET_FAMILIES
-    "recvmsg", "recvmmsg", "shutdown",  # (credentials it sends: the kernel checks they are its own)
-    "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl",  # its own IPC namespace
-    "msgget", "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend",  # (SHARED_HOST
-    "mq_timedreceive", "mq_notify", "mq_getsetattr",  # without namespaces); mq_notify signals itself
+    "socketpair", "bind", "listen", "accept", "accept4", "connect",  # sockets SOCKET_FAMILIES let it make
+    "getsockname", "getpeername", "getsockopt", "setsockopt", "shutdown",  # its own sockets
+    "send", "sendto", "sendmmsg", "recv", "recvfrom", "recvmsg", "recvmmsg",  # its own sockets
+    "sendmsg",  # its own sockets; credentials it sends are checked by the kernel to be its own
+    "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl",  # its IPC namespace's
+    "msgget", "msgsnd", "msgrcv", "msgctl",  # its IPC namespace's (refused without one: SHARED_HOST)
+    "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_getsetattr",  # same
+    "mq_notify",  # same; it signals the caller only
     "uname", "sysinfo", "getrandom",  # the machine, as far as it shows itself
 )  # fmt: skip
 
