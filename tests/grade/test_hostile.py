@@ -6,6 +6,7 @@ stock Ubuntu 24.04: the sandboxes confine themselves with Landlock)."""
 import functools
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -150,7 +151,8 @@ def _neighbour_state(pid: int) -> dict:
     return {
         "limits": Path(f"/proc/{pid}/limits").read_text(),
         "nice": os.getpriority(os.PRIO_PROCESS, pid),
-        "io_priority": libc.syscall(252, 1, pid),  # ioprio_get(IOPRIO_WHO_PROCESS)
+        # ioprio_get(IOPRIO_WHO_PROCESS)
+        "io_priority": libc.syscall(252 if platform.machine() == "x86_64" else 31, 1, pid),
         "cpus": sorted(os.sched_getaffinity(pid)),
         "scheduler": os.sched_getscheduler(pid),
     }
