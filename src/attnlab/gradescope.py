@@ -4,7 +4,9 @@ The zip's ``run_autograder`` runs ``python -m attnlab.gradescope``. Gradescope's
 ``/autograder/source`` (the unzipped autograder: ``tests/``, ``files/`` with the oracle, this
 package), ``/autograder/submission`` (the student's files) and ``/autograder/results/results.json``
 (what Gradescope reads). otter's own runner is not used here: it runs the tests inside the
-student's process. ``otter run -a autograder.zip`` still works, through otter's runner.
+student's process. ``otter run -a autograder.zip`` still works, through otter's runner. Whatever
+Gradescope's environment holds stays on this side: the sandboxes' zygote starts with an
+environment built from an allow-list (``grade.launch.environment``), as under ``attnlab grade``.
 """
 
 from __future__ import annotations

@@ -105,9 +105,18 @@ def kit_for_nobody(folder: Path, *, packages: tuple[str, ...]) -> Path:
     return folder / "tests"
 
 
-def json_from(args: list[str], *, cwd: Path, timeout: float, user: int | None = None, home: Path | None = None) -> Any:
-    """Run ``args`` (as ``user``, with a bare environment) and parse its last line of output as JSON."""
-    env = {"PATH": "/usr/bin:/bin", **({"HOME": str(home)} if home else {})}
+def json_from(
+    args: list[str],
+    *,
+    cwd: Path,
+    timeout: float,
+    user: int | None = None,
+    home: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> Any:
+    """Run ``args`` (as ``user``, with a bare environment and ``env``) and parse its last line of
+    output as JSON."""
+    env = {"PATH": "/usr/bin:/bin", **({"HOME": str(home)} if home else {}), **(env or {})}
     done = subprocess.run(
         args, capture_output=True, text=True, timeout=timeout, cwd=cwd, user=user, group=user, env=env
     )

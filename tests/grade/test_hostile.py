@@ -6,7 +6,9 @@ stock Ubuntu 24.04: the sandboxes confine themselves with Landlock)."""
 import functools
 import json
 import os
+import platform
 import shutil
+import subprocess
 import sys
 import uuid
 from pathlib import Path
@@ -50,6 +52,8 @@ SAME_AS_TWIN = {
     "forks_memory_hogs",
     "cpu_hogs_in_new_sessions",
     "reads_autograder_folder",
+    "acts_on_other_processes",
+    "runs_a_static_program",
 }
 # every process of this run's submissions carries this name (fork keeps it; a sandbox cannot exec),
 # so the leak check sees only this run's processes, whatever else is graded on the machine
@@ -133,6 +137,27 @@ def _kit_for_nobody(folder: Path) -> Path:
     return kit_for_nobody(folder, packages=("numpy", "matplotlib"))
 
 
+# secrets in the grader's environment, as an instructor's shell holds them (``attnlab upload canvas``
+# reads CANVAS_TOKEN): no submission may find them, in its memory or anywhere
+SECRETS = {"CANVAS_TOKEN": uuid.uuid4().hex, f"ATTNLAB_PLANTED_{uuid.uuid4().hex[:8]}": uuid.uuid4().hex}
+
+
+def _neighbour_state(pid: int) -> dict:
+    """What a process of the grader's user that is no part of the run has, and a submission may try
+    to change: its limits, priority, I/O priority, CPUs and scheduling class."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    return {
+        "limits": Path(f"/proc/{pid}/limits").read_text(),
+        "nice": os.getpriority(os.PRIO_PROCESS, pid),
+        # ioprio_get(IOPRIO_WHO_PROCESS)
+        "io_priority": libc.syscall(252 if platform.machine() == "x86_64" else 31, 1, pid),
+        "cpus": sorted(os.sched_getaffinity(pid)),
+        "scheduler": os.sched_getscheduler(pid),
+    }
+
+
 def _grade_as_nobody(folder: Path, *, without_userns: bool) -> dict:
     kit = folder / "kit"
     python = str(kit / "venv" / "bin" / "python")
@@ -144,6 +169,7 @@ def _grade_as_nobody(folder: Path, *, without_userns: bool) -> dict:
         timeout=600,
         user=NOBODY,
         home=folder / "out",
+        env=SECRETS,
     )
     # the mode each run must get, or it tests another mode than it says
     assert found["mode"] == ("landlock" if without_userns else "userns"), found["mode"]
@@ -152,7 +178,9 @@ def _grade_as_nobody(folder: Path, *, without_userns: bool) -> dict:
 
 @pytest.fixture(scope="module", params=["as_this_user", "as_nobody", "as_nobody_without_userns"])
 def graded(request):
-    """(results by submission, the output folder, the test files as they were before grading)."""
+    """(results by submission, the output folder, the test files as they were before grading, the
+    marks of planted modules, and the state of a neighbour process of the grader's user before and
+    after grading)."""
     as_nobody = request.param != "as_this_user"
     if as_nobody and not can_run_as_nobody():
         pytest.skip(WHY_NOT_AS_NOBODY)
@@ -165,27 +193,37 @@ def graded(request):
     snapshot = {p: p.read_bytes() for p in tests.glob("*.py")}
     planted = _plant_checkouts()
     here = os.getcwd()
+    user = {"user": NOBODY, "group": NOBODY} if as_nobody else {}
+    neighbour = subprocess.Popen(["sleep", "3600"], **user)  # type: ignore[call-overload]
+    before = _neighbour_state(neighbour.pid)
+    saved = dict(os.environ)
     try:
         if as_nobody:
             results = _grade_as_nobody(folder, without_userns=request.param == "as_nobody_without_userns")
         else:
+            os.environ.update(SECRETS)
             os.chdir(folder / "submissions")
             graded = main(submissions=[folder / "submissions"], out=folder / "out", timeout=2, progress=False).graded
             results = {g.submission: g for g in graded}
+        after = _neighbour_state(neighbour.pid)
     finally:
+        os.environ.clear()
+        os.environ.update(saved)
         os.chdir(here)
+        neighbour.kill()
+        neighbour.wait()
         for checkout in planted:
             shutil.rmtree(checkout, ignore_errors=True)
     # the planted modules are submissions too, but not attacks on a grade: only their marks count
     results = {name: g for name, g in results.items() if name not in _planted_names()}
-    yield results, folder / "out", snapshot, marks_left(folder / "marks")
+    yield results, folder / "out", snapshot, marks_left(folder / "marks"), (before, after)
     shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("attack", [p.stem for p in HOSTILE])
 def test_does_no_attack_score_more_than_its_honest_twin(graded, attack):
-    results, out, _, _ = graded
+    results, out, *_ = graded
     assert results[attack].score <= results["twin"].score
     if attack in SAME_AS_TWIN:
         assert results[attack].score == results["twin"].score
@@ -193,7 +231,7 @@ def test_does_no_attack_score_more_than_its_honest_twin(graded, attack):
 
 @pytest.mark.slow
 def test_does_the_batch_complete_and_leave_no_process_behind(graded):
-    results, out, snapshot, _ = graded
+    results, _, snapshot, *_ = graded
     assert set(results) >= {"twin", *(p.stem for p in HOSTILE)}
     assert all(g.status == GRADED for g in results.values()), {n: g.problem for n, g in results.items()}
     assert _run_processes() == []
@@ -204,7 +242,7 @@ def test_does_the_batch_complete_and_leave_no_process_behind(graded):
 @pytest.mark.slow
 @pytest.mark.parametrize("pair", PAIRS)
 def test_does_no_attack_score_more_than_its_honest_variant(graded, pair):
-    results, _, _, _ = graded
+    results, *_ = graded
     assert results[f"pair_{pair}_attack"].score <= results[f"pair_{pair}_honest"].score
 
 
@@ -212,7 +250,7 @@ def test_does_no_attack_score_more_than_its_honest_variant(graded, pair):
 def test_are_results_safe_from_fake_writers_even_after_grading(graded):
     import time
 
-    results, out, _, _ = graded
+    results, out, *_ = graded
     time.sleep(1.5)  # the fixture's daemon would rewrite files every 0.1 s for 10 s
     for name, g in results.items():
         data = json.loads((out / "submissions" / name / "results.json").read_text())
@@ -221,7 +259,7 @@ def test_are_results_safe_from_fake_writers_even_after_grading(graded):
 
 @pytest.mark.slow
 def test_does_nothing_the_student_sees_hold_hidden_test_source(graded):
-    results, out, _, _ = graded
+    results, out, *_ = graded
     hidden_markers = ["oracle.assert_close", "def test_values", "attnlab_oracle", "pe_variants"]
     for name in results:
         for file in ("feedback.md", "results.json", "output.txt"):
@@ -231,5 +269,25 @@ def test_does_nothing_the_student_sees_hold_hidden_test_source(graded):
 
 @pytest.mark.slow
 def test_does_the_grader_import_nothing_from_the_folder_it_grades(graded):
-    *_, marks = graded
+    marks = graded[3]
     assert marks == []
+
+
+@pytest.mark.slow
+def test_does_no_secret_of_the_graders_environment_reach_anything_a_submission_writes(graded):
+    """A submission that searches its own memory for the grader's environment (a pair) finds
+    nothing to print or raise: no secret's value is in any result, feedback or output file."""
+    _, out, *_ = graded
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert any(p.name == "output.txt" for p in files)
+    leaked = [str(p) for p in files if any(v.encode() in p.read_bytes() for v in SECRETS.values())]
+    assert leaked == []
+
+
+@pytest.mark.slow
+def test_does_no_submission_change_a_neighbours_limits_priority_or_affinity(graded):
+    """A process of the grader's user that is no part of the run (an instructor's shell) keeps its
+    limits, priority, I/O priority, CPUs and scheduling class, whatever a submission asks of every
+    pid, its process group and its user (``acts_on_other_processes``)."""
+    before, after = graded[4]
+    assert after == before

@@ -14,6 +14,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 SANDBOX = Path(__file__).with_name("sandbox.py")
@@ -24,6 +25,23 @@ THREAD_VARS = (
     "NUMEXPR_NUM_THREADS",
     "VECLIB_MAXIMUM_THREADS",
 )
+
+
+# what a zygote takes from the grader's environment: the locale and the paths the dynamic loader
+# needs to start this interpreter. Nothing else: a zygote's environment stays in its memory, and so
+# in every sandbox it forks, whatever a sandbox deletes from ``os.environ`` (the strings stay on the
+# stack, where libc's ``program_invocation_name`` points), and an instructor's shell may hold tokens.
+PASSED = ("LANG", "LANGUAGE", "TZ", "LD_LIBRARY_PATH")
+
+
+def environment() -> dict[str, str]:
+    """The environment a zygote starts with: built from ``PASSED``, never the grader's own with
+    parts removed, plus what the kit sets itself (one thread per numeric library, matplotlib
+    without a display, the temporary folder where the zygote puts its sandboxes' scratch folders)."""
+    env = {k: v for k, v in os.environ.items() if k in PASSED or k.startswith("LC_")}
+    env.update({k: "1" for k in THREAD_VARS})
+    env.update(PATH="/usr/local/bin:/usr/bin:/bin", MPLBACKEND="Agg", TMPDIR=tempfile.gettempdir())
+    return env
 
 
 class Launched:
@@ -61,17 +79,14 @@ def start(
         isolate=isolate,
         ctl_fd=theirs.fileno(),
         parent=os.getpid(),
-        thread_vars=list(THREAD_VARS),
         scratch_mb=min(256, max(memory_mb // 8, 16)),
     )
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    env.update({k: "1" for k in THREAD_VARS}, MPLBACKEND="Agg")
     try:
         proc = subprocess.Popen(
             [sys.executable, "-I", str(SANDBOX), json.dumps(config)],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
-            env=env,
+            env=environment(),
         )
     except BaseException:
         ctl.close()

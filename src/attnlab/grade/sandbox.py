@@ -547,23 +547,20 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
         jail.die_with_parent()  # after the change of user, which clears it
         if select.select([alive_fd], [], [], 0)[0]:
             os._exit(0)  # the parent died before we asked to die with it
-        syscall_filter = config["syscall_filter"]
         if rules is not None:
-            if syscall_filter is not None and not own_user and landlock.abi() < 6:
-                # Landlock cannot scope signals here, and the grader runs as the same user
-                syscall_filter = syscalls.compile_filter(shared_host=True, signals_within=os.getpid())
             landlock.enforce(rules)  # before the system-call filter, which refuses Landlock's own calls
-        if syscall_filter is not None:
+        template = config["syscall_filter"]
+        if template is not None:
             try:
-                jail.install_syscall_filter(syscall_filter)
+                # its pid as this process sees it (1 in a PID namespace of its own): the calls that
+                # name a process may name only this one, and from here on it starts none
+                jail.install_syscall_filter(template.bake(os.getpid()))
             except OSError:
                 if mode != "none":
                     raise
         os.chdir(work)
-        keep_env = {"LANG", "LC_ALL", *config["thread_vars"]}
-        for key in list(os.environ):
-            if key not in keep_env:
-                del os.environ[key]
+        # the zygote's environment is an allow-list already (``launch.environment``): nothing to
+        # remove, only this sandbox's own folders to name
         os.environ.update(
             HOME=work,
             PATH="/usr/local/bin:/usr/bin:/bin",
@@ -1016,39 +1013,61 @@ def _remove_stale_scratch() -> None:
             continue
         path = os.path.join(base, name)
         if os.lstat(path).st_uid == os.geteuid():
+            _end_processes_in(path)
             _remove_tree(path)
 
 
-def _syscall_filter(mode: str, isolate: bool) -> bytes | None:
-    """The compiled allow-list for sandboxes of ``mode``: the stricter one where a graded sandbox
-    shares the host (``attnlab check`` runs the student's code on the student's own machine)."""
+def _end_processes_in(folder: str) -> None:
+    """Kill the processes of this user that work in ``folder``, a dead zygote's: where there is no
+    system-call filter to refuse them (libseccomp missing), what its sandboxes started outlives a
+    batch killed with SIGKILL, and only its working folder tells it from the user's own."""
+    if not os.path.isdir("/proc"):
+        return  # macOS: no process to find this way (nor a sandbox that confines itself)
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cwd = os.readlink(f"/proc/{name}/cwd")
+        except OSError:
+            continue  # gone, or another user's
+        if cwd == folder or cwd.startswith(folder + "/"):
+            try:
+                os.kill(int(name), 9)
+            except OSError:
+                pass
+
+
+def _syscall_filter(mode: str, isolate: bool):
+    """The allow-list for sandboxes of ``mode``, compiled with the pid left open (a
+    ``syscalls.Template``, or None): the stricter one where a graded sandbox shares the host
+    (``attnlab check`` runs the student's code on the student's own machine)."""
     try:
-        return syscalls.compile_filter(shared_host=isolate and mode not in NAMESPACES)
+        return syscalls.template(shared_host=isolate and mode not in NAMESPACES)
     except (OSError, AttributeError):
         return None
 
 
 def isolation(mode: str, config: dict) -> str:
     """What confines a sandbox in ``mode`` on this machine, in a sentence the grader prints."""
+    filtered = config["syscall_filter"] is not None
     if mode in NAMESPACES:
-        who = "a user id of its own, cgroup limits" if mode == "root" else "a user namespace, per-process limits"
+        who = "a user id of its own, cgroup limits" if mode == "root" else "a user namespace"
         text = f"namespaces ({who}): an allow-list root, no network, no other processes or IPC"
     elif mode == "landlock":
         version = landlock.abi()
-        text = landlock.describe(version) + "; per-process limits"
+        text = landlock.describe(version)
         if _own_user(config):
             text += ", a user id of its own"
-        elif version < 6 and config["syscall_filter"] is not None:
-            text += "; signals only to itself and its process group (the system-call allow-list)"
-        elif version < 6:
-            text += "; NOT confined: signals to the grader's own processes, which run as the same user"
+        elif not filtered:
+            text += "; NOT confined: the limits, priority and affinity"
+            text += " and signals" if version < 6 else ""
+            text += " of the grader's own processes, which run as the same user"
     else:
         text = "none: process limits only" + (", a user id of its own" if _own_user(config) else "")
-    if config["syscall_filter"] is None:
-        return text + "; NO system-call allow-list (libseccomp is missing)"
+    if not filtered:
+        return text + "; NO system-call allow-list (libseccomp is missing): it may start processes and programs"
+    text += "; a system-call allow-list: one process (threads, no new processes or programs) acting on itself only"
     if mode in NAMESPACES or not config.get("isolate", True):
-        return text + "; a system-call allow-list"
-    return text + "; a system-call allow-list without sockets, System V or POSIX IPC, or changes to file metadata"
+        return text
+    return text + ", without sockets, System V or POSIX IPC, or changes to file metadata"
 
 
 def _preload(names) -> None:
