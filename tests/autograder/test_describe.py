@@ -151,3 +151,54 @@ def test_is_no_relation_claimed_that_does_not_hold():
     got = RIGHT.copy()
     got[1, 2] += 1.0
     assert difference(got, RIGHT, axes=AXES).text.startswith("is wrong at 1 of 24 entries")
+
+
+# ---- errors the submission raises: a plain sentence, and its own line
+
+
+def test_does_a_numpy_error_get_a_plain_sentence_that_keeps_its_shapes():
+    from attnlab_oracle import errors
+
+    try:
+        np.ones((2, 3)) + np.ones((4, 5))
+    except ValueError as e:
+        assert (
+            errors.meaning(e) == "two arrays combined entry by entry have shapes that do not fit together: (2,3) (4,5)"
+        )
+    try:
+        np.array([np.ones(2), np.ones(3)])
+    except ValueError as e:
+        assert "pieces of different shapes" in errors.meaning(e)
+    try:
+        np.ones((2, 3)) @ np.ones((2, 3))
+    except ValueError as e:
+        assert "inner sizes differ" in errors.meaning(e)
+    assert errors.meaning(KeyError("w_q")) is None
+
+
+def test_is_the_line_that_raised_found_in_the_submissions_own_file(tmp_path):
+    """In the same process (otter, the kit's tests) the line comes from the call's traceback: the
+    deepest frame in the file the function was defined in, not numpy's."""
+    import importlib.util
+
+    from attnlab_oracle import compare
+
+    path = tmp_path / "submission.py"
+    path.write_text(
+        "import numpy as np\n\ndef heads():\n    parts = [np.ones(2), np.ones(3)]\n    return np.array(parts)\n"
+    )
+    spec = importlib.util.spec_from_file_location("submission", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(AssertionError) as raised:
+        compare.call(module.heads)
+    assert "It raised at your line 5: return np.array(parts)" in str(raised.value)
+
+
+def test_are_exact_zeros_on_a_whole_part_said_so():
+    """Weights blocked above the diagonal though no mask was asked for: the zeros are the relation."""
+    right = _weights((4, 4))
+    got = np.tril(right)
+    got /= got.sum(axis=-1, keepdims=True)
+    relation = difference(got, right, axes=("query", "key"), sums_to_one=-1)
+    assert relation.text == "is exactly 0 on the entries above the diagonal, where the right result is not"

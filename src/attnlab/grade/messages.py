@@ -30,7 +30,7 @@ def failure_message(exc: BaseException, missing: list[str]) -> str:
     elif isinstance(exc, StudentError) or getattr(exc, "from_student", False):
         call = getattr(exc, "student_call", None)
         # the engine may record which call raised, e.g. "sinusoidal_pe(seq_len=5, d_model=7)"
-        text = f"{call if isinstance(call, str) and call else 'your code'} raised {_kind(exc)}"
+        text = _ending(f"{call if isinstance(call, str) and call else 'your code'} raised {_kind(exc)}", _at(exc))
     elif isinstance(exc, AssertionError):
         text = str(exc).strip() or "a check failed"
         match = _DUMP.search(text)
@@ -44,6 +44,21 @@ def failure_message(exc: BaseException, missing: list[str]) -> str:
         defined = ", ".join(f"`{n}`" for n in missing)
         text = f"the submission does not define {defined}" + (f" ({text})" if text else "")
     return _cap(text)
+
+
+def _at(exc: BaseException) -> str:
+    """Where in the submission it raised, as the engine read it from the sandbox's traceback."""
+    line = getattr(exc, "student_line", None)
+    if not (isinstance(line, tuple) and len(line) == 3):
+        return ""
+    cell, number, text = line
+    place = f"line {number}" if cell == 1 else f"code cell {cell}, line {number}"
+    return f". It raised at your {place}" + (f": {text}" if text else "")
+
+
+def _ending(text: str, more: str) -> str:
+    """``text`` followed by the sentence ``more`` (one full stop between them)."""
+    return text.rstrip(". ") + more if more else text
 
 
 def _kind(exc: BaseException) -> str:

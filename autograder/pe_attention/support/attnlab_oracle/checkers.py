@@ -420,8 +420,9 @@ def simulations(kind):
             ],
         ),
         "too few default permutations": (
-            "with perms=None, try permutations that move every row (e.g. every adjacent swap and a full "
-            "cycle), not only the first few of itertools.permutations, which all keep row 0 in place",
+            "with perms=None, the permutations tried must move every row, row 0 included (e.g. every adjacent "
+            "swap and a full cycle): this checker answers as one whose default permutations all keep row 0 in "
+            "place (the first few of itertools.permutations) does",
             [dict(default=lambda n: list(itertools.islice(itertools.permutations(range(n)), 1, 24)))],
         ),
     }

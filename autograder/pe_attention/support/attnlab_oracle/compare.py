@@ -21,6 +21,7 @@ import re
 
 import numpy as np
 
+from . import errors
 from .describe import difference
 
 ATOL = 1e-8
@@ -103,7 +104,8 @@ def _from_engine(e):
 
 
 def _raised(e):
-    message = str(e).strip()
+    # a plain sentence in numpy's place where one is known (it keeps the sizes numpy gives)
+    message = errors.meaning(e) or str(e).strip()
     return f"{type(e).__name__}: {defuse(message)}" if message else type(e).__name__
 
 
@@ -124,8 +126,14 @@ def _invoke(shown, fn, args, kwargs, refusals=None):
                 f" (looks like {label}: {why})" for k, (label, why) in (refusals or {}).items() if isinstance(e, k)
             ]
         raise AssertionError(
-            f"{shown() if callable(shown) else shown} raised {_raised(e)}{''.join(named[:1])}"
+            f"{shown() if callable(shown) else shown} raised {_explained(_raised(e), e, fn)}{''.join(named[:1])}"
         ) from None
+
+
+def _explained(raised, e, fn):
+    """``raised``, then the submission's line that raised, when known."""
+    line = errors.where(e, fn)
+    return f"{raised.rstrip('. ')}. It raised at your {defuse(line)}" if line else raised
 
 
 def call(fn, *args, **kwargs):

@@ -247,6 +247,18 @@ def _region(wrong, axes, regions):
     return Relation("region", f"is right on {rest} and wrong on {name} ({count})")
 
 
+def _zeros(got, expected, axes, regions):
+    """Exact zeros on a whole named part where the right result has none (a mask where none is due,
+    or the wrong region blocked)."""
+    zero = (got == 0) & (expected != 0)
+    if zero.sum() < 2:
+        return None
+    for name, part, _ in _parts(got.shape, axes, regions):
+        if np.array_equal(part, zero):
+            return Relation("zeros", f"is exactly 0 on {name}, where the right result is not")
+    return None
+
+
 def _where(mask, axes):
     """Words for where ``mask`` holds: a named part, or the indices along the first axis."""
     for name, part, _ in _parts(mask.shape, axes, ()):
@@ -300,6 +312,7 @@ def difference(got, expected, *, axes=(), sums_to_one=None, regions=(), atol=1e-
             lambda: _offset(got, expected, atol, rtol),
             lambda: _permutation(got, expected, axes, atol, rtol),
             lambda: _sums(got, expected, sums_to_one, axes, atol),
+            lambda: _zeros(got, expected, axes, regions),
             lambda: _region(~np.isclose(got, expected, atol=atol, rtol=rtol, equal_nan=True), axes, regions),
             lambda: _proportional(got, expected, axes, atol, rtol),
         ):
