@@ -202,3 +202,10 @@ def test_are_exact_zeros_on_a_whole_part_said_so():
     got /= got.sum(axis=-1, keepdims=True)
     relation = difference(got, right, axes=("query", "key"), sums_to_one=-1)
     assert relation.text == "is exactly 0 on the entries above the diagonal, where the right result is not"
+
+
+def test_is_a_long_axis_still_described_at_its_ends():
+    right = np.random.default_rng(5).normal(size=(500, 3))
+    got = right.copy()
+    got[-1] += 1.0
+    assert "wrong on the last row" in difference(got, right, axes=AXES).text

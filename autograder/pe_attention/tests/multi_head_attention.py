@@ -71,6 +71,13 @@ def test_values(multi_head_attention):
     oracle.assert_unchanged(multi_head_attention, X, W_Q, W_K, W_V, W_O, 2)
     _check(multi_head_attention, X, W_Q, W_K, W_V, W_O, 4, None,
            "4-head attention with X (5, 6), W_Q, W_K, W_V (6, 8) and W_O (8, 3)")
+    # X's last column is 60 and reaches only the first column of each head's Q and K, which is 60 for
+    # every key: each head's scores of query i grow by about 3600 / sqrt(2), far beyond where exp
+    # overflows, while the weights stay those of the other columns
+    first = np.isin(np.arange(8), [0, 2, 4, 6])
+    X[:, -1], W_K[:, first], W_Q[-1], W_K[-1] = 60.0, 0.0, first, first
+    _check(multi_head_attention, X, W_Q, W_K, W_V, W_O, 4, None,
+           "4-head attention with scores near 2500 (X (5, 6) with a column of 60)")
 
 
 @test_case(points=1, hidden=True)
