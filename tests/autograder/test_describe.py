@@ -209,3 +209,13 @@ def test_is_a_long_axis_still_described_at_its_ends():
     got = right.copy()
     got[-1] += 1.0
     assert "wrong on the last row" in difference(got, right, axes=AXES).text
+
+
+def test_is_float32_blamed_only_when_every_entry_is_a_float32_number():
+    """A tiny difference is reported as still counting; float32 is named only on its evidence."""
+    got = RIGHT * (1 + 1e-5)
+    text = difference(got, RIGHT, axes=AXES).text
+    assert "a difference this small still counts" in text and "float32" not in text
+    noise = 1 + 1e-5 * np.random.default_rng(6).normal(size=RIGHT.shape)
+    got = (RIGHT * noise).astype(np.float32).astype(np.float64)
+    assert "every entry is a float32 number" in difference(got, RIGHT, axes=AXES).text

@@ -286,10 +286,9 @@ def _fallback(got, expected, atol, rtol):
         relative = float(err[idx]) / scale
         text += f" ({relative:.2g} of the largest expected magnitude)"
         if relative < 1e-4:
-            text += (
-                ": errors this small usually come from float32 arithmetic; compute in float64 "
-                f"(results must agree to rtol={rtol:g}, atol={atol:g})"
-            )
+            text += f": a difference this small still counts (results must agree to rtol={rtol:g}, atol={atol:g})"
+            if np.array_equal(got.astype(np.float32).astype(np.float64), got):
+                text += "; every entry is a float32 number: compute in float64"
     return Relation("", text)
 
 
