@@ -219,3 +219,11 @@ def test_is_float32_blamed_only_when_every_entry_is_a_float32_number():
     noise = 1 + 1e-5 * np.random.default_rng(6).normal(size=RIGHT.shape)
     got = (RIGHT * noise).astype(np.float32).astype(np.float64)
     assert "every entry is a float32 number" in difference(got, RIGHT, axes=AXES).text
+
+
+def test_is_a_result_non_finite_everywhere_said_so_in_the_students_terms():
+    got = np.full((3, 4), np.nan)
+    assert difference(got, _weights((3, 4)), axes=("query", "key")).text == "has nan at every entry"
+    got = _weights((3, 4))
+    got[[0, 2]] = np.inf
+    assert "(queries 0, 2)" in difference(got, _weights((3, 4)), axes=("query", "key")).text

@@ -8,7 +8,8 @@ Misconception convention: a test names a known wrong variant by putting ``looks 
 in its assertion message (the oracle's ``assert_close`` does, only when the result matches that
 variant and no other). The item analysis counts variants. When the student's code raises, the
 message names the call that raised: the oracle's ``call`` does so in the test's own assertion, and
-an exception from the engine's proxy may carry the call as ``student_call``.
+an exception from the engine's proxy may carry the call as ``student_call`` and the submission's
+line that raised as ``student_line`` (cell, line, text: read from the sandbox's traceback).
 """
 
 from __future__ import annotations

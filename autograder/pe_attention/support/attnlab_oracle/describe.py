@@ -45,7 +45,9 @@ def _axis_name(axes, ndim, k):
 
 
 def _plural(name):
-    return name if name.startswith("axis ") else f"{name}s" if not name.endswith("s") else name
+    if name.startswith("axis ") or name.endswith("s"):
+        return name
+    return f"{name[:-1]}ies" if name.endswith("y") and name[-2:-1] not in "aeiou" else f"{name}s"
 
 
 def _indices(idx, limit=6):
@@ -97,6 +99,8 @@ def _nonfinite(got, expected, axes):
     if not bad.any():
         return None
     kinds = " and ".join(k for k, m in (("nan", np.isnan(got) & bad), ("inf", np.isinf(got) & bad)) if m.any())
+    if bad.all():
+        return Relation("nonfinite", f"has {kinds} at every entry")
     where = _where(bad, axes) or f"first at index {tuple(int(i) for i in np.argwhere(bad)[0])}"
     return Relation("nonfinite", f"has {kinds} at {int(bad.sum())} of {bad.size} entries ({where})")
 
