@@ -55,6 +55,11 @@ def _check(mha, X, W_Q, W_K, W_V, W_O, num_heads, mask, what):
         got = (oracle.call_refused(raising, mha, *args) if mask is None
                else oracle.call_refused(raising, mha, *args, mask=mask))
     except AssertionError as e:
+        pair = f"they agree up to shape ({num_heads}, 2, {len(X)})"
+        if pair in str(e):  # what numpy found: two items per head, each with a row per token
+            raise AssertionError(f"{e} (two items per head, each with {len(X)} rows: a pair such as the (Z, A) "
+                                 "that self_attention returns, kept per head where one array per head is needed)"
+                                 ) from None
         if W_V.shape[1] == W_Q.shape[1]:
             raise
         raise AssertionError(f"{e} (here W_V is wider than W_Q: head h takes the W_V columns h*d_v:(h+1)*d_v "

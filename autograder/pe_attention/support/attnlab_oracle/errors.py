@@ -15,6 +15,11 @@ __all__ = ["meaning", "where"]
 
 _MEANINGS = [
     (
+        r"inhomogeneous shape after \d+ dimensions?\. The detected shape was (\(.*?\)) \+ inhomogeneous",
+        "an array was built from pieces of different shapes (np.array of a list whose items differ in shape); "
+        "they agree up to shape {0}",
+    ),
+    (
         r"setting an array element with a sequence|inhomogeneous",
         "an array was built from pieces of different shapes (np.array of a list whose items differ in shape)",
     ),
@@ -74,4 +79,5 @@ def where(e, fn):
     frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == code.co_filename]
     if not frames:
         return None
-    return f"line {frames[-1].lineno}: {(frames[-1].line or '').strip()[:200]}"
+    text = (frames[-1].line or "").strip()[:200]
+    return f"line {frames[-1].lineno}: {text}" if text else f"line {frames[-1].lineno}"
