@@ -121,7 +121,8 @@ def test_are_non_finite_values_located():
 @pytest.mark.parametrize(
     ("got", "words"),
     [
-        (RIGHT[None], "an extra axis of length 1 at position 0"),
+        (RIGHT[None], "the right values with an extra axis of length 1 at position 0"),
+        (2 * RIGHT[None], ": values with an extra axis of length 1 at position 0"),
         (np.stack([RIGHT, RIGHT, RIGHT]), "repeated along an extra axis 0"),
         (RIGHT.reshape(6, 4), "the right values in the right order, reshaped"),
         (np.zeros((4, 5)), "has shape (4, 5), expected (4, 6)"),

@@ -71,7 +71,10 @@ def _shape_relation(got, expected, axes, atol, rtol):
         for k in range(got.ndim):
             if got.shape[:k] + got.shape[k + 1 :] == expected.shape:
                 if got.shape[k] == 1:
-                    return Relation("extra axis", f"{where}: an extra axis of length 1 at position {k}")
+                    values = (
+                        "the right values" if _close(got.reshape(expected.shape), expected, atol, rtol) else "values"
+                    )
+                    return Relation("extra axis", f"{where}: {values} with an extra axis of length 1 at position {k}")
                 if all(_close(s, expected, atol, rtol) for s in np.moveaxis(got, k, 0)):
                     return Relation("extra axis", f"{where}: the right result repeated along an extra axis {k}")
     if got.ndim + 1 == expected.ndim:
