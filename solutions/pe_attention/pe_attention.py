@@ -549,8 +549,9 @@ def default_permutations(n):
 def is_permutation_equivariant(f, X, perms=None, atol=1e-8):
     """Whether f(P X) ≈ P f(X) for every permutation in perms (default: default_permutations(n)).
 
-    perms: index sequences, as for permutation_matrix; atol: the absolute tolerance of the comparison.
-    A result of a different shape is not equivariant (False).
+    perms: index sequences, as for permutation_matrix; atol: the absolute tolerance of the comparison,
+    entry by entry: |a - b| <= atol + rtol * |b|, with a small rtol (e.g. 1e-9) for the round-off of
+    large outputs. A result of a different shape is not equivariant (False).
 
     >>> is_permutation_equivariant(lambda X: X - X.mean(axis=0), np.arange(6.0).reshape(3, 2))
     True

@@ -130,7 +130,9 @@ def test_is_a_result_that_is_the_right_one_transposed_or_rescaled_named_whatever
     right = np.arange(1.0, 7.0).reshape(2, 3)
     with pytest.raises(AssertionError, match="looks like the result transposed:"):
         oracle.assert_close(right.T, right, "f(x)")
-    with pytest.raises(AssertionError, match="looks like the result off by a constant factor: every entry is -0.5 "):
+    with pytest.raises(
+        AssertionError, match="is -0.5 times the right result at every entry: looks like the result off"
+    ):
         oracle.assert_close(-0.5 * right, right, "f(x)")
     # a symmetric result is its own transpose, and a factor must hold for every entry: nothing to name
     for wrong, expected in [(np.eye(2) + 1, np.eye(2)), (right * [1.0, 2.0, 2.0], right)]:

@@ -613,6 +613,51 @@ def fails():
     assert len(type(raised.value).__name__) <= 100 and len(str(raised.value)) <= 2000
 
 
+def test_does_an_error_reply_say_which_line_of_the_submission_raised(zygote):
+    """Feedback points at the student's own line: the deepest frame of the traceback in the
+    submission's code (not numpy's), with its text."""
+    sb = start(
+        zygote,
+        "import numpy as np\n\ndef stack(parts):\n    return np.array(parts)\n\n"
+        "def heads():\n    return stack([np.ones(2), np.ones(3)])\n",
+    )
+    with pytest.raises(ValueError) as raised:
+        sb.call("heads", None, (), {}, 10)
+    sb.kill()
+    assert raised.value.student_line == (1, 4, "return np.array(parts)")
+
+
+def test_does_a_statement_that_raises_while_the_submission_runs_reply_with_its_line(zygote):
+    """A submission that raises (or exits) at import: the exec reply names the error and its line."""
+    sb = zygote.spawn(Output())
+    sb.request("load", ["x = 1\nraise SystemExit(3)\n"], 10, "compiling")
+    assert sb.request("exec", (0, 0), 10, "executing") is None
+    reply = sb.request("exec", (0, 1), 10, "executing")
+    sb.kill()
+    assert reply == ("SystemExit", "3", 2)
+
+
+@pytest.mark.parametrize(
+    "line", [("1", 2, "x"), (1, -2, "x"), (1, 2, b"x"), (1, 2), (10**9, 1, "x"), [1, 2, "x"], (True, 2, "x")]
+)
+def test_is_a_forged_line_of_an_error_reply_dropped(zygote, line):
+    sb = start(
+        zygote,
+        f"""
+import gc
+for o in gc.get_objects():
+    if type(o).__name__ == "Runtime":
+        o.endpoint.describe_error = lambda e: ("ValueError", "ValueError", "m", {line!r})
+def fails():
+    raise ValueError("honest")
+""",
+    )
+    with pytest.raises(ValueError) as raised:
+        sb.call("fails", None, (), {}, 10)
+    sb.kill()
+    assert raised.value.student_line is None
+
+
 def test_does_a_lent_functions_error_name_nothing_of_the_function(zygote):
     """A stray keyword makes Python's TypeError name the function that was called: for a probe, which
     hidden probe the student's checker holds."""

@@ -130,3 +130,16 @@ def test_does_a_student_exception_keep_its_standard_type():
     assert not isinstance(exit_, SystemExit) and isinstance(exit_, Exception)
     assert messages.failure_message(exit_, []) == "your code raised SystemExit: 0"
     assert "timed out" in messages.failure_message(StudentTimeout("f(...) timed out after 1 s"), [])
+
+
+def test_does_a_relayed_error_name_the_submissions_line():
+    """The engine reads the line from the sandbox's traceback (``student_line``); a public test's
+    plain call gets it in its message, in a notebook with its code cell."""
+    error = ValueError("operands could not be broadcast together with shapes (2,3) (4,5) ")
+    error.from_student = True  # type: ignore[attr-defined]
+    error.student_call = "softmax(x=array of shape (2, 3))"  # type: ignore[attr-defined]
+    error.student_line = (1, 7, "return e / e.sum()")  # type: ignore[attr-defined]
+    text = messages.failure_message(error, [])
+    assert text.endswith("(4,5). It raised at your line 7: return e / e.sum()"), text
+    error.student_line = (3, 2, "")  # type: ignore[attr-defined]
+    assert messages.failure_message(error, []).endswith("It raised at your code cell 3, line 2")

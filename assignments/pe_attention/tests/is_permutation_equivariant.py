@@ -16,6 +16,8 @@ def test_notebook_examples(is_permutation_equivariant):
     steps = lambda X: X + 1e-4 * np.arange(len(X))[:, None]
     cases = [
         (np.tanh, X, {}, True, "np.tanh acts on each row separately"),
+        (lambda X: X @ np.ones((2, 3)), X, {}, True,
+         "X @ W acts on each row separately, whatever the width of its rows (only rows are permuted)"),
         (lambda X: X - X.mean(axis=0), Y, {}, True,
          "X - X.mean(axis=0) moves each row with the input (up to round-off, which must not count)"),
         (lambda X: np.cumsum(X, axis=0), X, {}, False, "np.cumsum(X, axis=0) adds up the rows above each row"),

@@ -6,6 +6,9 @@ import numpy as np
 from otter.test_files import test_case
 
 
+def _got(a):
+    """The submission's own values, rounded (never the expected ones): what the message shows."""
+    return str(np.round(np.asarray(a, dtype=np.float64), 3).tolist())
 name = "scaled_dot_product_attention"
 
 
@@ -29,14 +32,15 @@ def test_shapes_scale_and_mask(scaled_dot_product_attention):
     e = np.exp(1 / np.sqrt(2))
     assert np.allclose(w, [[e / (e + 2), 1 / (e + 2), 1 / (e + 2)]]), (
         "with the query [1, 0] and the keys [1, 0], [0, 1], [0, 0] the scores are [1, 0, 0] / sqrt(2) and the weights "
-        "[0.505, 0.247, 0.247]: divide Q K^T by sqrt(d_k), d_k = 2 the width of a key (not the number of keys "
-        "or the width of V), before the softmax over the keys")
+        f"[0.505, 0.247, 0.247] (Q K^T divided by sqrt(d_k), d_k = 2 the width of a key, then the softmax over "
+        f"the keys); got {_got(w)}")
     e = np.exp(1 / np.sqrt(2))
     mask = np.array([[True, False], [True, True]])
     _, w = _pair(scaled_dot_product_attention(np.eye(2), np.eye(2), np.eye(2), mask=mask),
                  "scaled_dot_product_attention")
     assert np.allclose(w, [[1.0, 0.0], [1 / (e + 1), e / (e + 1)]]), (
         "with Q = K = eye(2) and a mask with rows [True, False] and [True, True], query 0 may attend to key 0 "
-        "only (weights [1, 0]) and query 1 to both ([0.330, 0.670]): True means may attend, and mask[i, j] is query i, key j")
+        "only (weights [1, 0]) and query 1 to both ([0.330, 0.670]): True means may attend, and mask[i, j] is query i, "
+        f"key j; got {_got(w)}")
 
 

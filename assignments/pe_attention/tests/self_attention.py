@@ -6,6 +6,9 @@ import numpy as np
 from otter.test_files import test_case
 
 
+def _got(a):
+    """The submission's own values, rounded (never the expected ones): what the message shows."""
+    return str(np.round(np.asarray(a, dtype=np.float64), 3).tolist())
 name = "self_attention"
 
 
@@ -28,11 +31,13 @@ def test_shapes_scale_and_mask(self_attention):
     assert np.allclose(A, [[1 / (e + 1), e / (e + 1)], [0.5, 0.5]]), (
         "with X rows [1, 0, 0] and [0, 1, 0], W_Q rows [1, 0], [0, 0], [0, 0] and W_K rows [0, 1], [1, 0], [0, 0] "
         "the scores Q K^T have rows [0, 1] and [0, 0], divided by sqrt(d_k) = sqrt(2), so A has rows [0.330, 0.670] "
-        "and [0.5, 0.5]: "
-        "Q = X W_Q, K = X W_K, scaled by the key width (not d_model or the width of W_V)")
+        f"and [0.5, 0.5] (Q = X W_Q, K = X W_K, scaled by the key width); got {_got(A)}"
+        + (": A[0, 1] is 0 though no mask was given, and with mask=None every key may be attended to"
+           if np.asarray(A).shape == (2, 2) and np.asarray(A)[0, 1] == 0 else ""))
     mask = np.array([[True, False], [True, True]])
     _, A = _pair(self_attention(np.eye(2), np.eye(2), np.eye(2), np.eye(2), mask=mask), "self_attention")
     assert np.allclose(A[0], [1.0, 0.0]), (
-        "with a mask with rows [True, False] and [True, True] the first token may attend only to itself: A[0] = [1, 0]")
+        f"with a mask with rows [True, False] and [True, True] the first token may attend only to itself: A[0] = [1, 0]; "
+        f"got {_got(A[0])}")
 
 

@@ -7,6 +7,7 @@ from otter.test_files import test_case
 
 import attnlab_oracle as oracle
 
+AXES = ("position", "column")  # what the feedback calls the result's axes
 name = "add_positional_encoding"
 reference = oracle.references.add_positional_encoding  # lent to the callers of add_positional_encoding when the student's own fails
 
@@ -30,7 +31,7 @@ def test_values(add_positional_encoding):
     for n, d, seed in [(5, 8, 0), (9, 5, 1)]:
         E = _embeddings(n, d, seed)
         oracle.assert_close(oracle.call(add_positional_encoding, E), E + oracle.pe(n, d),
-                            f"add_positional_encoding on a ({n}, {d}) input", partial(oracle.add_pe_variants, E))
+                            f"add_positional_encoding on a ({n}, {d}) input", partial(oracle.add_pe_variants, E), axes=AXES)
 
 
 @test_case(points=1, hidden=True)
@@ -38,5 +39,9 @@ def test_base_and_no_mutation(add_positional_encoding):
     E = _embeddings(6, 4, 2)
     got, changed = oracle.call_noting_changes(add_positional_encoding, E, base=50.0)
     oracle.assert_close(got, E + oracle.pe(6, 4, 50.0), "add_positional_encoding(E, base=50.0)",
-                        partial(oracle.add_pe_variants, E, 50.0))
+                        partial(oracle.add_pe_variants, E, 50.0), axes=AXES)
     oracle.assert_not_changed(changed, add_positional_encoding, E, base=50.0)
+    # the same sizes with the other base, after base=50: every call must use its own base
+    oracle.assert_close_in_turn(add_positional_encoding, [((E,), {"base": b}, E + oracle.pe(6, 4, b),
+                                                           partial(oracle.add_pe_variants, E, b)) for b in (10000.0, 50.0)],
+                                axes=AXES)

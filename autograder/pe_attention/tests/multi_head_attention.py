@@ -7,6 +7,11 @@ from otter.test_files import test_case
 
 import attnlab_oracle as oracle
 
+
+
+def _got(a):
+    """The submission's own values, rounded (never the expected ones): what the message shows."""
+    return str(np.round(np.asarray(a, dtype=np.float64), 3).tolist())
 name = "multi_head_attention"
 reference = oracle.multi_head_attention  # lent to the callers of multi_head_attention when the student's own fails
 
@@ -25,12 +30,13 @@ def test_shapes_and_example(multi_head_attention):
     e = np.e
     assert np.allclose(out, [[e / (e + 1), 0.5], [0.5, e / (e + 1)]]), (
         "multi_head_attention(eye(2), eye(2), eye(2), eye(2), eye(2), num_heads=2) should be "
-        "rows [0.731, 0.5] and [0.5, 0.731]: each head is 1 column wide, so its scores are divided by sqrt(1)")
+        f"rows [0.731, 0.5] and [0.5, 0.731] (each head is 1 column wide, so its scores are divided by sqrt(1)); "
+        f"got {_got(out)}")
     out = np.asarray(multi_head_attention(np.eye(2), np.eye(2), np.eye(2), np.eye(2), np.eye(2), num_heads=1))
     e = np.exp(1 / np.sqrt(2))
     assert np.allclose(out, [[e / (e + 1), 1 / (e + 1)], [1 / (e + 1), e / (e + 1)]]), (
         "multi_head_attention(eye(2), eye(2), eye(2), eye(2), eye(2), num_heads=1) should have rows "
-        "[0.670, 0.330] and [0.330, 0.670]: one head 2 columns wide divides its scores by sqrt(2)")
+        f"[0.670, 0.330] and [0.330, 0.670] (one head 2 columns wide divides its scores by sqrt(2)); got {_got(out)}")
 
 
 def _weights(n, d_model, width, d_out, seed, v_width=None):
@@ -49,6 +55,11 @@ def _check(mha, X, W_Q, W_K, W_V, W_O, num_heads, mask, what):
         got = (oracle.call_refused(raising, mha, *args) if mask is None
                else oracle.call_refused(raising, mha, *args, mask=mask))
     except AssertionError as e:
+        pair = f"they agree up to shape ({num_heads}, 2, {len(X)})"
+        if pair in str(e):  # what numpy found: two items per head, each with a row per token
+            raise AssertionError(f"{e} (two items per head, each with {len(X)} rows: a pair such as the (Z, A) "
+                                 "that self_attention returns, kept per head where one array per head is needed)"
+                                 ) from None
         if W_V.shape[1] == W_Q.shape[1]:
             raise
         raise AssertionError(f"{e} (here W_V is wider than W_Q: head h takes the W_V columns h*d_v:(h+1)*d_v "
@@ -65,6 +76,13 @@ def test_values(multi_head_attention):
     oracle.assert_unchanged(multi_head_attention, X, W_Q, W_K, W_V, W_O, 2)
     _check(multi_head_attention, X, W_Q, W_K, W_V, W_O, 4, None,
            "4-head attention with X (5, 6), W_Q, W_K, W_V (6, 8) and W_O (8, 3)")
+    # X's last column is 60 and reaches only the first column of each head's Q and K, which is 60 for
+    # every key: each head's scores of query i grow by about 3600 / sqrt(2), far beyond where exp
+    # overflows, while the weights stay those of the other columns
+    first = np.isin(np.arange(8), [0, 2, 4, 6])
+    X[:, -1], W_K[:, first], W_Q[-1], W_K[-1] = 60.0, 0.0, first, first
+    _check(multi_head_attention, X, W_Q, W_K, W_V, W_O, 4, None,
+           "4-head attention with scores near 2500 (X (5, 6) with a column of 60)")
 
 
 @test_case(points=1, hidden=True)

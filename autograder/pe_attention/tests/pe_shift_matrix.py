@@ -25,10 +25,11 @@ def test_shape_identity_and_one_block(pe_shift_matrix):
 
 @test_case(points=2, hidden=True)
 def test_blocks(pe_shift_matrix):
-    for k, d_model, base in [(1, 4, 10000.0), (3, 8, 10000.0), (-2, 6, 10000.0), (5, 6, 64.0)]:
-        oracle.assert_close(oracle.call(pe_shift_matrix, k, d_model, base=base), oracle.shift_matrix(k, d_model, base),
-                            f"pe_shift_matrix({k}, {d_model}, base={base})",
-                            partial(oracle.shift_variants, k, d_model, base))
+    # the same k and d_model with two bases in both orders: every call must use its own base
+    calls = [(1, 4, 10000.0), (3, 8, 10000.0), (-2, 6, 10000.0), (5, 6, 64.0), (5, 6, 10000.0), (5, 6, 64.0)]
+    oracle.assert_close_in_turn(pe_shift_matrix, [((k, d_model), {"base": base}, oracle.shift_matrix(k, d_model, base),
+                                                   partial(oracle.shift_variants, k, d_model, base))
+                                                  for k, d_model, base in calls])
 
 
 @test_case(points=1, hidden=True)

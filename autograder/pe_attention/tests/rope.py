@@ -7,6 +7,12 @@ from otter.test_files import test_case
 
 import attnlab_oracle as oracle
 
+AXES = ("position", "column")  # what the feedback calls the result's axes
+
+
+def _got(a):
+    """The submission's own values, rounded (never the expected ones): what the message shows."""
+    return str(np.round(np.asarray(a, dtype=np.float64), 3).tolist())
 name = "rope"
 reference = oracle.references.rope  # lent to the callers of rope when the student's own fails
 
@@ -22,18 +28,20 @@ def test_shape_and_example(rope):
     R = np.asarray(rope(np.array([[1.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0]])))
     assert np.allclose(R[1], [np.cos(1.0), np.sin(1.0), np.cos(0.01), np.sin(0.01)]), (
         "rope of two rows [1, 0, 1, 0]: the second should be [cos 1, sin 1, cos 0.01, sin 0.01]: position 1 turns "
-        "the pair (x_0, x_1) counter-clockwise by 1 radian and the pair (x_2, x_3) by 10000**(-2/4) = 0.01")
+        "the pair (x_0, x_1) counter-clockwise by 1 radian and the pair (x_2, x_3) by 10000**(-2/4) = 0.01; "
+        f"got {_got(R[1])}")
 
 
 @test_case(points=1, hidden=True)
 def test_values(rope):
     X = np.random.default_rng(80).normal(size=(6, 8))
     got, changed = oracle.call_noting_changes(rope, X)
-    oracle.assert_close(got, oracle.rope(X), "rope of a (6, 8) input", partial(oracle.rope_variants, X))
+    oracle.assert_close(got, oracle.rope(X), "rope of a (6, 8) input", partial(oracle.rope_variants, X), axes=AXES)
     oracle.assert_not_changed(changed, rope, X)
+    # one process, two bases in both orders: every call must use its own base
     X = np.random.default_rng(81).normal(size=(5, 4))
-    oracle.assert_close(oracle.call(rope, X, base=100.0), oracle.rope(X, 100.0),
-                        "rope of a (5, 4) input with base=100.0", partial(oracle.rope_variants, X, 100.0))
+    oracle.assert_close_in_turn(rope, [((X,), {"base": b}, oracle.rope(X, b), partial(oracle.rope_variants, X, b))
+                                       for b in (100.0, 10000.0, 100.0)], axes=AXES)
 
 
 @test_case(points=1, hidden=True)

@@ -7,6 +7,11 @@ from otter.test_files import test_case
 
 import attnlab_oracle as oracle
 
+
+
+def _got(a):
+    """The submission's own values, rounded (never the expected ones): what the message shows."""
+    return str(np.round(np.asarray(a, dtype=np.float64), 3).tolist())
 name = "scaled_dot_product_attention"
 reference = oracle.attention  # lent to the callers of scaled_dot_product_attention when the student's own fails
 
@@ -31,15 +36,16 @@ def test_shapes_scale_and_mask(scaled_dot_product_attention):
     e = np.exp(1 / np.sqrt(2))
     assert np.allclose(w, [[e / (e + 2), 1 / (e + 2), 1 / (e + 2)]]), (
         "with the query [1, 0] and the keys [1, 0], [0, 1], [0, 0] the scores are [1, 0, 0] / sqrt(2) and the weights "
-        "[0.505, 0.247, 0.247]: divide Q K^T by sqrt(d_k), d_k = 2 the width of a key (not the number of keys "
-        "or the width of V), before the softmax over the keys")
+        f"[0.505, 0.247, 0.247] (Q K^T divided by sqrt(d_k), d_k = 2 the width of a key, then the softmax over "
+        f"the keys); got {_got(w)}")
     e = np.exp(1 / np.sqrt(2))
     mask = np.array([[True, False], [True, True]])
     _, w = _pair(scaled_dot_product_attention(np.eye(2), np.eye(2), np.eye(2), mask=mask),
                  "scaled_dot_product_attention")
     assert np.allclose(w, [[1.0, 0.0], [1 / (e + 1), e / (e + 1)]]), (
         "with Q = K = eye(2) and a mask with rows [True, False] and [True, True], query 0 may attend to key 0 "
-        "only (weights [1, 0]) and query 1 to both ([0.330, 0.670]): True means may attend, and mask[i, j] is query i, key j")
+        "only (weights [1, 0]) and query 1 to both ([0.330, 0.670]): True means may attend, and mask[i, j] is query i, "
+        f"key j; got {_got(w)}")
 
 
 def _qkv(n, m, d_k, d_v, seed, lead=()):
@@ -66,9 +72,12 @@ def _check(sdpa, Q, K, V, mask, what):
     out, weights = oracle.assert_pair(result, (expected_out, expected_w), what, ("output", "weights"))
     # a mistake gives a pair: name the weights' mistake only when the output matches it too
     variants = partial(oracle.attention_variants, Q, K, V, mask)
+    blocked = () if mask is None else [("the blocked entries (mask False)", ~np.asarray(mask, dtype=bool))]
     oracle.assert_close(weights, expected_w, f"the weights of {what}",
-                        lambda: [(n, y, w) for n, y, o, w in variants() if oracle.matches(out, o)])
-    oracle.assert_close(out, expected_out, f"the output of {what}", lambda: [(n, y, o) for n, y, o, _ in variants()])
+                        lambda: [(n, y, w) for n, y, o, w in variants() if oracle.matches(out, o)],
+                        axes=("query", "key"), sums_to_one=-1, regions=blocked)
+    oracle.assert_close(out, expected_out, f"the output of {what}", lambda: [(n, y, o) for n, y, o, _ in variants()],
+                        axes=("query", "column"))
     return weights, changed  # what the call changed in place
 
 
@@ -85,6 +94,10 @@ def test_values(scaled_dot_product_attention):
 def test_square_scores(scaled_dot_product_attention):
     Q, K, V = _qkv(4, 4, 4, 3, 22)
     _check(scaled_dot_product_attention, 1.5 * Q, K, V, None, "attention with Q, K (4, 4) and V (4, 3)")
+    # a fifth column of 60 in Q and K adds 3600 / sqrt(5) to every score: far beyond where exp overflows,
+    # while the weights stay those of the first four columns (softmax ignores a shift of its whole row)
+    Q, K = (np.hstack([A, np.full((4, 1), 60.0)]) for A in (Q, K))
+    _check(scaled_dot_product_attention, Q, K, V, None, "attention with scores near 1600 (Q, K (4, 5), V (4, 3))")
 
 
 @test_case(points=1, hidden=True)

@@ -7,6 +7,11 @@ from otter.test_files import test_case
 
 import attnlab_oracle as oracle
 
+
+
+def _got(a):
+    """The submission's own values, rounded (never the expected ones): what the message shows."""
+    return str(np.round(np.asarray(a, dtype=np.float64), 3).tolist())
 name = "softmax"
 reference = oracle.softmax  # lent to the callers of softmax when the student's own fails
 
@@ -21,15 +26,18 @@ def test_shape_and_examples(softmax):
     got = np.asarray(softmax(np.array([[0.0, np.log(3.0)], [5.0, -np.inf]])))
     assert np.allclose(got, [[0.25, 0.75], [1.0, 0.0]]), (
         "softmax of the rows [0, log 3] and [5, -inf] should be [0.25, 0.75] and [1, 0]: each row sums to 1 and "
-        "-inf gets 0")
+        f"-inf gets 0; got {_got(got)}")
     got = np.asarray(softmax(np.array([[1000.0, 1000.0 + np.log(3.0)], [0.0, np.log(3.0)]])))
+    overflowed = not np.isfinite(got).all()
     assert np.allclose(got, [[0.25, 0.75], [0.25, 0.75]]), (
-        "softmax of the rows [1000, 1000 + log 3] and [0, log 3] should be [0.25, 0.75] twice, without overflow: "
-        "subtract each row's own maximum before exp")
-    got = np.asarray(softmax(np.array([[0.0, np.log(3.0)], [np.log(3.0), 0.0]]), axis=0))
-    assert np.allclose(got, [[0.25, 0.75], [0.75, 0.25]]), (
-        "softmax of the rows [0, log 3] and [log 3, 0] with axis=0 should give rows [0.25, 0.75] and "
-        "[0.75, 0.25]: each column sums to 1")
+        "softmax of the rows [1000, 1000 + log 3] and [0, log 3] should be [0.25, 0.75] twice, without overflow; "
+        f"got {_got(got)}" + (": exp(1000) overflows, and softmax(x) = softmax(x - c) for any c per row, so "
+                              "subtracting each row's own maximum keeps every exp in range" if overflowed else ""))
+    # not symmetric: a softmax along the rows gives other weights here than one down the columns
+    got = np.asarray(softmax(np.array([[0.0, np.log(3.0)], [np.log(3.0), np.log(3.0)]]), axis=0))
+    assert np.allclose(got, [[0.25, 0.5], [0.75, 0.5]]), (
+        "softmax of the rows [0, log 3] and [log 3, log 3] with axis=0 should give rows [0.25, 0.5] and "
+        f"[0.75, 0.5]: with axis=0 each column sums to 1; got {_got(got)}")
 
 
 @test_case(points=1, hidden=True)
@@ -38,32 +46,33 @@ def test_values_and_axis(softmax):
     x = rng.normal(scale=2.0, size=(3, 4))
     t = rng.normal(size=(2, 3, 4))
     oracle.assert_close(oracle.call(softmax, x), oracle.softmax(x), "softmax of a (3, 4) array (default axis=-1)",
-                        partial(oracle.softmax_variants, x))
+                        partial(oracle.softmax_variants, x), sums_to_one=-1)
     for axis in (0, 1, -1):
         oracle.assert_close(oracle.call(softmax, t, axis=axis), oracle.softmax(t, axis),
-                            f"softmax of a (2, 3, 4) array with axis={axis}", partial(oracle.softmax_variants, t, axis))
+                            f"softmax of a (2, 3, 4) array with axis={axis}", partial(oracle.softmax_variants, t, axis),
+                            sums_to_one=axis)
     x = np.array([[0.5, -np.inf, 1.5], [-np.inf, 2.0, -np.inf]])
     oracle.assert_close(oracle.call(softmax, x), oracle.softmax(x),
-                        "softmax of rows holding -inf (which must get weight 0)", partial(oracle.softmax_variants, x))
+                        "softmax of rows holding -inf (which must get weight 0)", partial(oracle.softmax_variants, x), sums_to_one=-1)
 
 
 @test_case(points=1, hidden=True)
 def test_large_scores(softmax):
     x = np.array([[1000.0, 1001.0, 999.0, 1002.5], [1001.5, 998.0, 1000.0, 999.5]])
     oracle.assert_close(oracle.call(softmax, x), oracle.softmax(x), "softmax of scores near 1000",
-                        partial(oracle.softmax_variants, x))
+                        partial(oracle.softmax_variants, x), sums_to_one=-1)
 
 
 @test_case(points=1, hidden=True)
 def test_row_maximum(softmax):
     x = np.array([[9000.0, 8999.0, 8997.0], [1.0, 3.0, 2.0], [-5000.0, -5002.0, -4999.0]])
     oracle.assert_close(oracle.call(softmax, x), oracle.softmax(x), "softmax of rows whose maxima are 9000, 3 and -4999",
-                        partial(oracle.softmax_variants, x))
+                        partial(oracle.softmax_variants, x), sums_to_one=-1)
     # the promise is inputs of size 1e4 anywhere, so also rows that span the whole range: only the
     # row's own maximum keeps every exp in range (not its mean, minimum or first entry)
     x = np.array([[1e4, -1e4, 0.0, 5e3], [-1e4, 0.0, 1e4, -5e3], [0.0, -1e4, 3.0, 1e4]])
     oracle.assert_close(oracle.call(softmax, x), oracle.softmax(x), "softmax of rows spanning -1e4 to 1e4",
-                        partial(oracle.softmax_variants, x))
+                        partial(oracle.softmax_variants, x), sums_to_one=-1)
 
 
 @test_case(points=1, hidden=True)

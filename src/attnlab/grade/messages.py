@@ -8,7 +8,8 @@ Misconception convention: a test names a known wrong variant by putting ``looks 
 in its assertion message (the oracle's ``assert_close`` does, only when the result matches that
 variant and no other). The item analysis counts variants. When the student's code raises, the
 message names the call that raised: the oracle's ``call`` does so in the test's own assertion, and
-an exception from the engine's proxy may carry the call as ``student_call``.
+an exception from the engine's proxy may carry the call as ``student_call`` and the submission's
+line that raised as ``student_line`` (cell, line, text: read from the sandbox's traceback).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def failure_message(exc: BaseException, missing: list[str]) -> str:
     elif isinstance(exc, StudentError) or getattr(exc, "from_student", False):
         call = getattr(exc, "student_call", None)
         # the engine may record which call raised, e.g. "sinusoidal_pe(seq_len=5, d_model=7)"
-        text = f"{call if isinstance(call, str) and call else 'your code'} raised {_kind(exc)}"
+        text = _ending(f"{call if isinstance(call, str) and call else 'your code'} raised {_kind(exc)}", _at(exc))
     elif isinstance(exc, AssertionError):
         text = str(exc).strip() or "a check failed"
         match = _DUMP.search(text)
@@ -44,6 +45,21 @@ def failure_message(exc: BaseException, missing: list[str]) -> str:
         defined = ", ".join(f"`{n}`" for n in missing)
         text = f"the submission does not define {defined}" + (f" ({text})" if text else "")
     return _cap(text)
+
+
+def _at(exc: BaseException) -> str:
+    """Where in the submission it raised, as the engine read it from the sandbox's traceback."""
+    line = getattr(exc, "student_line", None)
+    if not (isinstance(line, tuple) and len(line) == 3):
+        return ""
+    cell, number, text = line
+    place = f"line {number}" if cell == 1 else f"code cell {cell}, line {number}"
+    return f". It raised at your {place}" + (f": {text}" if text else "")
+
+
+def _ending(text: str, more: str) -> str:
+    """``text`` followed by the sentence ``more`` (one full stop between them)."""
+    return text.rstrip(". ") + more if more else text
 
 
 def _kind(exc: BaseException) -> str:

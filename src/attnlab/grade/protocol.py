@@ -90,7 +90,8 @@ WORKER_TO_SANDBOX = (
         "the last lends references that stand in for the submission's globals of those names during "
         "this call only",
         "(result, [positions or keyword names of arguments changed in place]); the worker's own "
-        "arrays are never changed",
+        "arrays are never changed. An error reply: (type name, standard base, message, the submission's "
+        "line that raised: (cell, line, text) or None), the text at most 200 characters",
         "call limit",
     ),
 )

@@ -107,14 +107,28 @@ PRELOAD = (
 )
 
 
-def describe_error(e: BaseException) -> tuple[str, str, str]:
-    """(type name, nearest standard base type or "", message): what the trusted side re-raises."""
+def describe_error(e: BaseException, sources: list[str] | None = None) -> tuple:
+    """(type name, nearest standard base type or "", message, the submission's line or None): what
+    the trusted side re-raises. The line is (cell number, line number, its text) of the last frame of
+    the traceback in the submission's own code (``sources``, its cells), so feedback can point at it."""
     base = wire.standard_base(e)
     try:
         message = str(e)
     except BaseException:  # noqa: BLE001 - a student's __str__ may raise anything
         message = "<unprintable message>"
-    return (type(e).__qualname__[:100], base, message[:2000])
+    return (type(e).__qualname__[:100], base, message[:2000], _submission_line(e, sources or []))
+
+
+def _submission_line(e: BaseException, sources: list[str]) -> tuple[int, int, str] | None:
+    try:
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename.startswith("<cell ")]
+        if not frames:
+            return None
+        cell, line = int(frames[-1].filename[6:-1]), int(frames[-1].lineno or 0)
+        lines = sources[cell - 1].splitlines() if 0 < cell <= len(sources) else []
+        return (cell, line, lines[line - 1].strip()[:200] if 0 < line <= len(lines) else "")
+    except Exception:  # noqa: BLE001 - a rewritten traceback must not stop the error's own reply
+        return None
 
 
 def python_source(source: str) -> str:
@@ -173,7 +187,8 @@ class Runtime:
         self.snapshots: list[dict] = []
         self.cells: list[list[types.CodeType]] = []
         self.callbacks: dict[int, int] = {}  # id(callback function) -> handle number
-        self.endpoint = wire.Endpoint(sock, self.serve, self.encode_ref, describe_error)
+        self.sources: list[str] = []  # the cells as loaded: the line an error points at is shown from them
+        self.endpoint = wire.Endpoint(sock, self.serve, self.encode_ref, lambda e: describe_error(e, self.sources))
         shell = Shell(self.ns)
         self.ns["get_ipython"] = lambda: shell
         sys.modules["otter"] = self.otter_stub()
@@ -270,7 +285,7 @@ class Runtime:
     def do_load(self, sources: list[str]):
         """Compile every cell; reply per cell with its statements' line numbers or its syntax error."""
         out: list[object] = []
-        self.cells = []
+        self.cells, self.sources = [], [s if isinstance(s, str) else "" for s in sources]
         for i, source in enumerate(sources):
             filename = f"<cell {i + 1}>"
             try:
@@ -296,7 +311,7 @@ class Runtime:
             for frame in traceback.extract_tb(e.__traceback__):
                 if frame.filename in (f"<cell {cell + 1}>", "<magic>", "<cell magic>"):
                     line = frame.lineno
-            name, _, message = describe_error(e)
+            name, _, message, _ = describe_error(e)
             return (name, message[:300], line)
         return None
 

@@ -321,7 +321,10 @@ class Sandbox:
                 self.handles.clear()
                 self.endpoint.tables.clear()  # with the handles they belong to
         if status == "err":
-            raise student_exception(*_error_body(body))
+            *described, line = _error_body(body)
+            exc = student_exception(*described)
+            exc.student_line = line  # type: ignore[attr-defined]  # where in the submission it raised
+            raise exc
         return body
 
     def call(
@@ -565,13 +568,25 @@ def _encoded(inputs: Any, ways: tuple) -> tuple[dict[bytes, int], list[tuple[byt
     return index, replies
 
 
-def _error_body(body: Any) -> tuple[str, str, str]:
-    """An error reply's (type name, standard base, message), cut to the sizes the sandbox's own
-    ``describe_error`` sends (a rewritten runtime may send megabytes)."""
-    if isinstance(body, tuple) and len(body) == 3 and all(isinstance(x, str) for x in body):
-        name, base, message = body
-        return name[:100], base[:100], message[:2000]
-    return ("StudentError", "", "malformed error")
+def _error_body(body: Any) -> tuple[str, str, str, tuple[int, int, str] | None]:
+    """An error reply's (type name, standard base, message, submission line or None), cut to the
+    sizes the sandbox's own ``describe_error`` sends (a rewritten runtime may send megabytes)."""
+    if isinstance(body, tuple) and len(body) in (3, 4) and all(isinstance(x, str) for x in body[:3]):
+        name, base, message = body[:3]
+        return name[:100], base[:100], message[:2000], _line(body[3] if len(body) == 4 else None)
+    return ("StudentError", "", "malformed error", None)
+
+
+def _line(value: Any) -> tuple[int, int, str] | None:
+    """(cell, line, text) as the sandbox sends it, or None for anything else."""
+    if (
+        isinstance(value, tuple)
+        and len(value) == 3
+        and all(type(v) is int and 0 < v < 10**6 for v in value[:2])
+        and isinstance(value[2], str)
+    ):
+        return value[0], value[1], value[2][:200]
+    return None
 
 
 class StudentFunction:

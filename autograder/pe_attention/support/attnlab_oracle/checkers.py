@@ -16,7 +16,7 @@ import weakref
 
 import numpy as np
 
-from . import probes
+from . import evidence, probes
 from .compare import call_as, call_as_noting_changes, show_call
 
 __all__ = [
@@ -71,9 +71,10 @@ def _answer(kind, checker, probe, X, perms, kwargs):
     return bool(answer), changed
 
 
-def expect(kind, checker, probe, X, expected, perms=None, hint=None, **kwargs):
-    """Fail unless the student's ``is_permutation_<kind>`` answers ``expected`` for the probe, naming
-    its mistake when only one known mistake gives the answers it gives (else ``hint``). Returns the
+def expect(kind, checker, probe, X, expected, perms=None, **kwargs):
+    """Fail unless the student's ``is_permutation_<kind>`` answers ``expected`` for the probe, saying
+    what f does on this question (``evidence``) and naming its mistake when only one known mistake
+    gives the answers it gives. Returns the
     arguments the call changed in place (``compare.assert_not_changed``)."""
     answer, changed = _answer(kind, checker, probe, X, perms, kwargs)
     if answer == expected:
@@ -82,11 +83,17 @@ def expect(kind, checker, probe, X, expected, perms=None, hint=None, **kwargs):
     if isinstance(probe.f, OnePermutationOnly) and answer:
         found = single_default_permutation(kind, checker, probe)
     found = found or diagnose(kind, checker, (probe, X, perms, kwargs), answer)
-    hint = f"looks like {found[0]}: {found[1]}" if found else hint or GENERIC[kind]
+    # the facts of this question first (what f does under which permutation), a cause only when one
+    # known wrong checker answers as this one does
+    facts = evidence.question(kind, probe, X, perms, kwargs)
+    if facts is None and isinstance(probe.f, OnePermutationOnly):
+        facts = f"your checker called f on {probe.f.tried()} reordering(s) of X besides X itself"
+    said = facts or GENERIC[kind]
+    named = f"; looks like {found[0]}: {found[1]}" if found else ""
     verdict = "is" if expected else "is not"
     raise AssertionError(
         f"{_shown(kind, probe, X, _given(perms, kwargs))} returned {answer}, but that function "
-        f"{verdict} permutation-{kind}: {hint}"
+        f"{verdict} permutation-{kind}: {said}{named}"
     )
 
 
@@ -129,6 +136,8 @@ def battery(kind):
         (rows["rows through largest"], None, {}),
         # outputs of one shape are equal: a checker that skips the other shapes says True
         (rows["total through largest"], None, {}),
+        # moved rows keep the output's norm but not its rows: comparing norms says True, sorted rows False
+        (rows["first row negated"], None, {}),
     ]
     # the first given permutation passes and the second fails in the first row: a checker that tries only
     # the first says True, one that compares only the first row False
@@ -139,6 +148,8 @@ def battery(kind):
             (rows["first row offset"], [(0, 1, 3, 2, 4), (1, 0, 2, 3, 4)], {}),
         ]
     return common + [
+        # invariant bit for bit: exact equality says True here, a checker that always says False does not
+        (rows["column maximum"], None, {}),
         (rows["weighted sum 1e-4"], None, {"atol": 1e-2}),
         (rows["weighted sum 1e-4"], None, {}),
         (attn["pooled self-attention"], cycles, {}),
@@ -195,6 +206,8 @@ def _simulate(
             return bool(np.isclose(fPX.sum(), want.sum(), atol=atol))
         if compare == "means":
             return bool(np.isclose(fPX.mean(), want.mean(), atol=atol))
+        if compare == "norms":
+            return bool(np.isclose(np.linalg.norm(fPX), np.linalg.norm(want), atol=atol))
         if fPX.shape != want.shape:
             return skip_shape
         if compare == "exact":
@@ -286,8 +299,8 @@ class _Question:
             want = [fX] * len(perms)
         else:
             want = [self._wanted(inverse, p) for p in perms]
-        if compare in ("sums", "means"):
-            total = (lambda a: a.sum()) if compare == "sums" else (lambda a: a.mean())
+        if compare in ("sums", "means", "norms"):
+            total = {"sums": np.sum, "means": np.mean, "norms": np.linalg.norm}[compare]
             close = np.isclose(np.array([total(a) for a in got]), np.array([total(b) for b in want]), atol=atol)
             return [bool(c) for c in close]
         same = {}  # an output shape -> the permutations whose output and wanted result both have it
@@ -390,6 +403,10 @@ def simulations(kind):
             f"equal sums (or means) do not make equal arrays: compare f(P X) with {compare_to} entry by entry",
             [dict(compare="sums"), dict(compare="means")],
         ),
+        "comparing the norms of the outputs": (
+            f"equal norms do not make equal arrays: compare f(P X) with {compare_to} entry by entry",
+            [dict(compare="norms")],
+        ),
         "atol ignored": (
             "compare with the `atol` you are given, by name (np.allclose(a, b, atol=atol): a third positional "
             "argument is rtol), not a tolerance of your own",
@@ -403,8 +420,9 @@ def simulations(kind):
             ],
         ),
         "too few default permutations": (
-            "with perms=None, try permutations that move every row (e.g. every adjacent swap and a full "
-            "cycle), not only the first few of itertools.permutations, which all keep row 0 in place",
+            "with perms=None, the permutations tried must move every row, row 0 included (e.g. every adjacent "
+            "swap and a full cycle): this checker answers as one whose default permutations all keep row 0 in "
+            "place (the first few of itertools.permutations) does",
             [dict(default=lambda n: list(itertools.islice(itertools.permutations(range(n)), 1, 24)))],
         ),
     }
@@ -443,8 +461,8 @@ def _ask(checker, kind, probe, X, perms, kwargs):
 
 
 def _agree(student, simulated):
-    # a checker that raises where the simulation answers False fails that question the same way
-    return all(a is None or s == a or (s == "raised" and a is False) for s, a in zip(student, simulated))
+    # a checker that raised has not said what it would answer: that question tells nothing about it
+    return all(a is None or s == a or s == "raised" for s, a in zip(student, simulated))
 
 
 def _answers(kind, questions, knob):

@@ -4,9 +4,10 @@ Every call of student code goes through ``call``: the student gets copies of the
 nothing it does to them can reach an expected value), and an exception it raises becomes a failure
 that names the call, e.g. ``sinusoidal_pe(seq_len=5, d_model=7) raised ValueError: ...``.
 
-``assert_close`` names a known wrong variant (``looks like <variant>:``) only when the result
-matches that variant and no other; otherwise it says how the result is wrong (shape, how many
-entries, where the largest difference is, its relative size). Messages never print expected arrays.
+``assert_close`` first says how the result differs from the right one (``describe``: the strongest
+relation between the two that holds, e.g. rows in reverse order, a constant factor, right on the
+diagonal and wrong above it), then names a known wrong variant (``looks like <variant>:``) only when
+the result matches that variant and no other. Messages never print expected arrays.
 The variants are asked for only when the result is wrong: a correct submission never builds them.
 
 Mistakes of the contract rather than the formula get the same kind of line when they are certain:
@@ -16,10 +17,12 @@ is a float32 number), an argument changed in place, and for ``assert_raises`` a 
 """
 
 import inspect
-import math
 import re
 
 import numpy as np
+
+from . import errors
+from .describe import difference
 
 ATOL = 1e-8
 RTOL = 1e-6
@@ -42,6 +45,8 @@ __all__ = [
     "as_array",
     "assert_shape",
     "assert_close",
+    "assert_close_in_turn",
+    "STALE_LABEL",
     "matches",
     "defuse",
 ]
@@ -99,7 +104,8 @@ def _from_engine(e):
 
 
 def _raised(e):
-    message = str(e).strip()
+    # a plain sentence in numpy's place where one is known (it keeps the sizes numpy gives)
+    message = errors.meaning(e) or str(e).strip()
     return f"{type(e).__name__}: {defuse(message)}" if message else type(e).__name__
 
 
@@ -120,8 +126,14 @@ def _invoke(shown, fn, args, kwargs, refusals=None):
                 f" (looks like {label}: {why})" for k, (label, why) in (refusals or {}).items() if isinstance(e, k)
             ]
         raise AssertionError(
-            f"{shown() if callable(shown) else shown} raised {_raised(e)}{''.join(named[:1])}"
+            f"{shown() if callable(shown) else shown} raised {_explained(_raised(e), e, fn)}{''.join(named[:1])}"
         ) from None
+
+
+def _explained(raised, e, fn):
+    """``raised``, then the submission's line that raised, when known."""
+    line = errors.where(e, fn)
+    return f"{raised.rstrip('. ')}. It raised at your {defuse(line)}" if line else raised
 
 
 def call(fn, *args, **kwargs):
@@ -297,33 +309,6 @@ def _close(a, b, atol, rtol, equal_nan=False):
     return a.shape == b.shape and bool(np.allclose(a, b, atol=atol, rtol=rtol, equal_nan=equal_nan))
 
 
-def _how(got, expected, what, atol, rtol):
-    """Which entries are wrong and by how much, without the expected values."""
-    finite = np.isfinite(expected)
-    bad_inf = ~np.isfinite(got) & finite
-    if bad_inf.any():
-        idx = tuple(int(i) for i in np.argwhere(bad_inf)[0])
-        return f"{what} has a non-finite value (nan or inf) at index {idx}"
-    wrong = ~np.isclose(got, expected, atol=atol, rtol=rtol)
-    with np.errstate(invalid="ignore"):
-        err = np.where(finite, np.abs(got - expected), np.where(got == expected, 0.0, np.inf))
-    idx = tuple(int(i) for i in np.unravel_index(np.argmax(err), err.shape))
-    scale = float(np.max(np.abs(expected[finite]))) if finite.any() else 0.0
-    message = (
-        f"{what} is wrong at {int(wrong.sum())} of {wrong.size} entries; the largest difference "
-        f"is at index {idx}: {err[idx]:.3g}"
-    )
-    if scale > 0 and math.isfinite(float(err[idx])):
-        relative = float(err[idx]) / scale
-        message += f" ({relative:.2g} of the largest expected magnitude)"
-        if relative < 1e-4:
-            message += (
-                ": errors this small usually come from float32 arithmetic; compute in float64 "
-                f"(results must agree to rtol={rtol:g}, atol={atol:g})"
-            )
-    return message
-
-
 def matches(value, wrong, atol=ATOL, rtol=RTOL):
     """Whether the submission's ``value`` is the array ``wrong`` (nan where it overflows), within tolerance."""
     try:
@@ -362,36 +347,35 @@ def _dtype_mistake(value, got, expected, close, atol, rtol):
     return None
 
 
-def _structural(got, expected, atol, rtol):
-    """Mistakes read off the result's relation to the right one, whatever the function: the right
-    values transposed, or all off by one constant factor. Asked only when no known mistake fits."""
-    if got.shape == expected.shape[:-2] + expected.shape[-2:][::-1] and expected.ndim >= 2:
-        flipped = np.swapaxes(expected, -1, -2)
-        if not _close(flipped, expected, atol, rtol) and _close(got, flipped, atol, rtol):
-            yield (
-                "the result transposed",
-                "its last two axes are swapped: check the order of the matrix products and any .T",
-            )
-    if got.shape != expected.shape or not (np.isfinite(got).all() and np.isfinite(expected).all()):
-        return
-    big = np.abs(expected) > 1e-6 * max(float(np.max(np.abs(expected), initial=0.0)), 1e-300)
-    if big.sum() < 2:
-        return
-    factor = float(np.median(got[big] / expected[big]))
-    if abs(factor - 1) > 1e-3 and _close(got, factor * expected, atol, rtol):
-        yield (
-            "the result off by a constant factor",
-            f"every entry is {factor:.4g} times the right one: look for a scale or sign in the wrong place "
-            "(after a softmax, on the output) or applied twice",
-        )
+# Relations that are certain from the result alone, named as mistakes of their own (the feedback's
+# ``looks like`` line) when no known mistake of the function matches.
+_STRUCTURAL = {
+    "transposed": (
+        "the result transposed",
+        "check the order of the matrix products and any .T",
+    ),
+    "factor": (
+        "the result off by a constant factor",
+        "look for a scale or sign in the wrong place (after a softmax, on the output) or applied twice",
+    ),
+    "sign": (
+        "the result off by a constant factor",
+        "look for a sign in the wrong place",
+    ),
+}
+# a relation this long is left out where a mistake is named, to keep the message short
+_SHORT = 160
 
 
-def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL):
-    """Raise an AssertionError naming the mistake when ``value`` is not close to ``expected``.
+def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL, *, axes=(), sums_to_one=None, regions=()):
+    """Raise an AssertionError saying how ``value`` differs from ``expected`` when it is not close.
 
-    ``variants`` is a sequence of ``(name, explanation, array)``, or a function returning one (it
-    is called only when the result is wrong): a result that matches exactly one name (of any shape)
-    is named; one that matches several, or none, is described instead.
+    The message says first what differs (``describe.difference``: ``axes`` names the result's last
+    axes, ``sums_to_one`` the axis its weights must sum to 1 along, ``regions`` parts the test knows
+    of), then names a mistake only when the result matches it. ``variants`` is a sequence of
+    ``(name, explanation, array)``, or a function returning one (called only when the result is
+    wrong): a result that matches exactly one name (of any shape) is named; one that matches several
+    is described and the names listed.
     """
     promised = np.asarray(expected).dtype
     expected = np.asarray(expected, dtype=np.float64)
@@ -407,12 +391,37 @@ def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL):
         # a wrong variant may overflow: nan where it overflows is part of what it looks like
         if _close(got, np.asarray(wrong, dtype=np.float64), atol, rtol, equal_nan=True):
             found.setdefault(name, why)
-    if not found:
-        found = dict(_structural(got, expected, atol, rtol))
+    if not axes and got.ndim == expected.ndim == 2:
+        axes = ("row", "column")
+    relation = difference(got, expected, axes=axes, sums_to_one=sums_to_one, regions=regions, atol=atol, rtol=rtol)
+    if not found and relation.kind in _STRUCTURAL:
+        found = dict([_STRUCTURAL[relation.kind]])
     if len(found) == 1:
         ((name, why),) = found.items()
-        raise AssertionError(f"{what} looks like {name}: {why}")
+        said = f" {relation.text}:" if len(relation.text) <= _SHORT or relation.kind in _STRUCTURAL else ""
+        raise AssertionError(f"{what}{said} looks like {name}: {why}")
     several = f" (it matches several known mistakes at once: {'; '.join(found)})" if found else ""
-    if got.shape != expected.shape:
-        raise AssertionError(f"{what} has shape {got.shape}, expected {expected.shape}{several}")
-    raise AssertionError(_how(got, expected, what, atol, rtol) + several)
+    raise AssertionError(f"{what} {relation.text}{several}")
+
+
+STALE_LABEL = "a result kept from an earlier call"
+
+
+def assert_close_in_turn(fn, calls, *, axes=()):
+    """Make ``calls`` one after another in one process and check each as ``assert_close`` does:
+    ``calls`` holds ``(args, kwargs, expected, variants)``. A function may keep what it worked out,
+    but the promise holds for every call: a result that is what an earlier call with other arguments
+    rightly returned is named, since that call shows the function can compute the right one."""
+    earlier = []  # (shown, expected) of the calls made so far, all of them right
+    for args, kwargs, expected, variants in calls:
+        shown = show_call(fn, args, kwargs)
+        got = call(fn, *args, **kwargs)
+        after = f"{shown}, called after {', '.join(s for s, _ in earlier)}," if earlier else shown
+        stale = [s for s, e in earlier if matches(got, e) and not matches(expected, e)]
+        if stale:
+            raise AssertionError(
+                f"{after} returned what {stale[-1]} returned: looks like {STALE_LABEL}: a cache must be keyed by "
+                "every argument that changes the result (base too), or kept per call"
+            )
+        assert_close(got, expected, after, variants, axes=axes)
+        earlier.append((shown, expected))

@@ -37,6 +37,8 @@ __all__ = [
     "scale_first_row",
     "mean_pool",
     "sum_first_two",
+    "negate_first_row",
+    "column_max",
     "first_row_and_rest_sum",
     "weighted_row_sum",
     "centred_weighted_row_sum",
@@ -173,6 +175,18 @@ def total_through_largest(X):
     are equal, but the shape changes when the rows move."""
     X = np.asarray(X, dtype=np.float64)
     return np.full(int(np.argmax(X[:, 0])) + 1, X.sum())
+
+
+def negate_first_row(X):
+    """Row 0 negated: moved rows change the output's entries and rows but not its norm."""
+    out = np.array(X, dtype=np.float64)
+    out[0] = -out[0]
+    return out
+
+
+def column_max(X):
+    """Invariant bit for bit: a maximum, unlike a sum, does not depend on the order of its terms."""
+    return np.asarray(X, dtype=np.float64).max(axis=0)
 
 
 def sum_first_two(X):
@@ -315,12 +329,18 @@ def _attention_probes(d_model, seed):
     W_Q, W_K, W_V = (rng.normal(size=(d_model, 4)) for _ in range(3))
     W_O = rng.normal(size=(4, d_model))
     W_1, W_2 = rng.normal(size=(d_model, 6)), rng.normal(size=(6, d_model))
+    # drawn last, so the weights above stay as they were: values narrower than the input
+    W_V3 = rng.normal(size=(d_model, 3))
     sa = functools.partial(self_attention_layer, W_Q=W_Q, W_K=W_K, W_V=W_V)
+    narrow = functools.partial(self_attention_layer, W_Q=W_Q, W_K=W_K, W_V=W_V3)
     sa_pe = functools.partial(with_positional_encoding, W_Q=W_Q, W_K=W_K, W_V=W_V)
     mha = functools.partial(multi_head_layer, W_Q=W_Q, W_K=W_K, W_V=W_V, W_O=W_O, num_heads=2)
     enc = functools.partial(encoder_layer, W_Q=W_Q, W_K=W_K, W_V=W_V, W_O=W_O, W_1=W_1, W_2=W_2, num_heads=2)
     return {
         "self-attention": Probe("self-attention without positional encoding", sa, True, False),
+        "self-attention to width 3": Probe(
+            "self-attention without positional encoding whose values are 3 wide", narrow, True, False
+        ),
         "self-attention + PE": Probe("self-attention with positional encoding added", sa_pe, False, False),
         "multi-head": Probe("multi-head attention without positional encoding", mha, True, False),
         "encoder": Probe("a transformer encoder layer without positional encoding", enc, True, False),
@@ -415,4 +435,6 @@ def _row_probes(n):
         ),
         "identity": Probe("the identity f(X) = X", unchanged_rows, True, False),
         "total": Probe("the sum of every entry of X (a number, not rows)", total, False, True),
+        "first row negated": Probe("X with its first row negated", negate_first_row, False, False),
+        "column maximum": Probe("the largest entry of each column", column_max, False, True),
     }
