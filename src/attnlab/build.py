@@ -11,9 +11,10 @@ from __future__ import annotations
 import shutil
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
-from . import atomic, otterzip, paths, release, student_tool, testfiles
+from . import atomic, otterzip, paths, release, selfcheck, student_tool, testfiles
 from .grade import calls
 
 STUDENT_README = """\
@@ -113,17 +114,31 @@ def _package_files() -> list[tuple[Path, str]]:
     ]
 
 
-def main(*, out: Path = Path("dist"), assignment: str | None = None) -> list[Path]:
+def main(
+    *,
+    out: Path = Path("dist"),
+    assignment: str | None = None,
+    unchecked: bool = False,
+    say: Callable[[str], object] = print,
+) -> list[Path]:
     """Build ``assignment`` (default: every assignment of the course) into ``out``: its student zip
     and autograder zip, plus the student tool wheel, the quiz notebook with its autograder and the
-    Canvas/Moodle quiz exports."""
+    Canvas/Moodle quiz exports.
+
+    The course's own checks (:mod:`selfcheck`) come first: a failure raises ``selfcheck.Refused``
+    before anything is written, unless ``unchecked``, when ``say`` lists what is shipped unchecked.
+    """
     from .quiz import export, notebook
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     names = [paths.current_assignment(assignment)] if assignment else paths.assignments()
     if not names:
         raise paths.CourseError(f"{paths.course_root()} has no assignment (a solutions/<name>/<name>.py)")
+    checks = selfcheck.run(assignments=names)
+    if checks.failures and not unchecked:
+        raise selfcheck.Refused(checks.refusal())
+    say(checks.summary())
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     wheel = student_tool.build_wheel(out=out)
     built = [wheel]
     for name in names:

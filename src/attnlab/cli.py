@@ -96,15 +96,26 @@ def new(dest: Path):
     show_default=True,
     help="Folder for the student and autograder zips, the student tool and the quiz files.",
 )
+@click.option(
+    "--unchecked",
+    is_flag=True,
+    help="Build even when the course fails its own checks (quiz verify; the reference solution "
+    "graded by its tests); the output lists what is shipped unchecked.",
+)
 @course_options
-def build(out: Path, course: Path | None, assignment: str | None):
-    """Build each assignment's student zip and autograder zip, the student tool and the quiz files."""
+def build(out: Path, unchecked: bool, course: Path | None, assignment: str | None):
+    """Build each assignment's student zip and autograder zip, the student tool and the quiz files,
+    once the course passes its own checks: every quiz key derives (attnlab quiz verify) and each
+    reference solution gets full marks from its own tests."""
     from . import build as build_
+    from . import selfcheck
 
     with paths.use(course=course, assignment=assignment):
         try:
-            for path in build_.main(out=out, assignment=assignment):
+            for path in build_.main(out=out, assignment=assignment, unchecked=unchecked, say=click.echo):
                 click.echo(f"wrote {path}")
+        except selfcheck.Refused as err:
+            raise click.ClickException(str(err)) from None
         except OSError as err:
             raise _fail_cleanly(err) from None
 
