@@ -133,3 +133,17 @@ def test_does_check_outside_an_assignment_folder_tell_the_student_where_to_run_i
     lost = _student(unpacked, tmp_path, "check")
     assert lost.returncode == 2 and "the assignment folder you unzipped" in lost.stderr
     assert "Traceback" not in lost.stderr
+
+
+@pytest.mark.parametrize("folder_name", ["hw3", "pe_attention (1)"])
+def test_does_check_find_the_assignment_in_a_folder_named_otherwise(dist, tmp_path, monkeypatch, folder_name):
+    """Students unzip into folders of their own naming; the files inside say which assignment it is,
+    and a scratch file of theirs beside it does not."""
+    from attnlab import check
+
+    zipfile.ZipFile(dist / "student.zip").extractall(tmp_path)
+    folder = (tmp_path / paths.ASSIGNMENT).rename(tmp_path / folder_name)
+    (folder / "scratch.py").write_text("import numpy as np\nprint(np.eye(2))\n")
+    monkeypatch.chdir(folder)
+    found, tests = check.locate(submission=None, assignment=None)
+    assert found.parent == folder and found.stem == paths.ASSIGNMENT and tests == folder / "tests"
