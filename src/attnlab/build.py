@@ -128,7 +128,7 @@ def main(
     The course's own checks (:mod:`selfcheck`) come first: a failure raises ``selfcheck.Refused``
     before anything is written, unless ``unchecked``, when ``say`` lists what is shipped unchecked.
     """
-    from .quiz import export, notebook
+    from .quiz import bank, export, notebook
 
     names = [paths.current_assignment(assignment)] if assignment else paths.assignments()
     if not names:
@@ -143,4 +143,7 @@ def main(
     built = [wheel]
     for name in names:
         built += [student_zip(out=out, assignment=name, wheel=wheel), autograder_zip(out=out, assignment=name)]
-    return built + list(export.main(out=out)) + list(notebook.main(out=out))
+    built += export.main(out=out)
+    # the exports leave out what an LMS cannot grade: the instructor hears it here, the students never
+    say(f"quiz exports (also in {out / export.README}): {export.description(list(bank.load().values()))}")
+    return built + list(notebook.main(out=out))

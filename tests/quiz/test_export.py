@@ -36,11 +36,12 @@ def moodle(written):
     return ET.parse(written[2]).getroot()
 
 
-def test_three_files_with_a_banner(written):
-    """Are the text2qti source, the QTI zip and the Moodle XML written, bannered?"""
-    txt, qti, moodle = written
+def test_three_files_with_a_banner_and_a_readme_beside_them(written):
+    """Are the text2qti source, the QTI zip and the Moodle XML written, bannered, with the
+    instructors' README beside them?"""
+    txt, qti, moodle, readme = written
     assert "attnlab build" in txt.read_text() and "attnlab build" in moodle.read_text()
-    assert "quiz notebook" in txt.read_text()
+    assert readme.parent == txt.parent and "quiz notebook" in readme.read_text()
 
 
 def test_qti_is_a_well_formed_assessment(assessment):
@@ -104,19 +105,29 @@ def test_to_html_protects_math_from_markdown():
     assert r"\(a_1 * b_2 \\ c\)" in out and r"\[x^*\]" in out and "2*pi" in out
 
 
-def test_moodle_description_lists_what_is_left_out(moodle):
-    """Does the Moodle file open with a description item naming the left-out items (not an XML comment)?"""
-    first = next(moodle.iter("question"))
-    assert first.get("type") == "description"
-    text = first.findtext("questiontext/text")
-    assert "proof-z" in text and "pe-dim0" in text and "quiz notebook" in text
+def _left_out():
+    """The ids of the items that neither export carries (they need the kit's checker)."""
+    return [i.id for i in load().values() if i.type not in CARRIED]
 
 
-def test_description_says_what_each_export_leaves_out_and_why(written):
-    """Does the Canvas description name the items each export leaves out, why, and the notebook?"""
-    description = next(line for line in written[0].read_text().splitlines() if line.startswith("Quiz description:"))
-    both, canvas_only = description.split("Left out of the Canvas export only:")
-    assert "Canvas and the Moodle" in both and "proof-z" in both and "pe-dim0" in both
+def test_do_the_student_facing_exports_keep_the_instructors_note_to_themselves(written, assessment, moodle):
+    """Students see the quiz's description and every Moodle question: does neither name what was
+    left out, nor say why?"""
+    assert _left_out(), "the check needs items that the exports leave out"
+    assert all(q.get("type") != "description" for q in moodle.iter("question"))
+    with zipfile.ZipFile(written[1]) as z:
+        shown = " ".join(z.read(n).decode() for n in z.namelist())
+    moodle_text = " ".join(e.text or "" for e in moodle.iter("text"))
+    for text in (shown, moodle_text):
+        assert "Left out" not in text and "answer checker" not in text
+        assert ", ".join(_left_out()[:2]) not in text
+
+
+def test_does_the_readme_say_what_each_export_leaves_out_and_why(written):
+    """Does the instructors' README name the items each export leaves out, why, and the notebook?"""
+    note = written[3].read_text()
+    both, canvas_only = note.split("Left out of the Canvas export only:")
+    assert "Canvas and the Moodle" in both and all(i in both for i in _left_out())
     assert "answer checker" in both
     assert "weight-21" in canvas_only and "4 decimals" in canvas_only
     assert "quiz notebook" in canvas_only
