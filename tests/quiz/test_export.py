@@ -21,8 +21,12 @@ def written(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def assessment(written):
+    return _assessment(written[1])
+
+
+def _assessment(qti_zip):
     """The QTI assessment of the Canvas zip, parsed, with the manifest's references checked."""
-    with zipfile.ZipFile(written[1]) as z:
+    with zipfile.ZipFile(qti_zip) as z:
         names = set(z.namelist())
         manifest = ET.fromstring(z.read("imsmanifest.xml"))
         hrefs = {e.get("href") for e in manifest.iter() if e.get("href")}
@@ -50,7 +54,11 @@ def test_qti_is_a_well_formed_assessment(assessment):
     assert assessment.tag == f"{QTI}questestinterop"
     (test,) = assessment.iter(f"{QTI}assessment")
     items = list(test.iter(f"{QTI}item"))
-    carried = [i for i in load().values() if i.type in CARRIED and not (i.type == "numeric" and i.decimals > 4)]
+    carried = [
+        i
+        for i in load().values()
+        if i.type in CARRIED and i.points > 0 and not (i.type == "numeric" and i.decimals > 4)
+    ]
     assert [i.get("title") for i in items] == [i.title for i in carried]
     for item in items:
         assert item.find(f"{QTI}presentation/{QTI}material/{QTI}mattext").get("texttype") == "text/html"
@@ -59,13 +67,29 @@ def test_qti_is_a_well_formed_assessment(assessment):
     assert (bounds[f"{QTI}vargte"], bounds[f"{QTI}varlte"]) == ("21.9650", "21.9750")
 
 
-def test_qti_text_keeps_literal_stars_and_explanations(assessment):
-    """Does Canvas show `2*pi*10000` as typed (not as emphasis), and each explanation as general feedback?"""
+def test_qti_text_keeps_literal_stars_and_explanations(tmp_path):
+    """Does Canvas show `2*pi*10000` (in a practice item: here a bank that scores them) as typed (not
+    as emphasis), and each explanation as general feedback?"""
+    import shutil
+
+    from attnlab import paths
+
+    bank = shutil.copytree(paths.quiz_dir(), tmp_path / "quiz")
+    (bank / "settings.yaml").write_text("practice_scores: true\n")
+    assessment = _assessment(main(out=tmp_path / "out", folder=bank)[1])
     texts = " ".join(html.unescape(e.text or "") for e in assessment.iter(f"{QTI}mattext"))
     assert "2*pi*10000" in texts and "<em>pi</em>" not in texts
     general = [f for f in assessment.iter(f"{QTI}itemfeedback") if f.get("ident") == "general_fb"]
-    explained = [i for i in load().values() if i.explanation and i.type in CARRIED and i.decimals <= 4]
+    explained = [i for i in load(bank).values() if i.explanation and i.type in CARRIED and i.decimals <= 4]
     assert len(general) == len(explained) > 0
+
+
+def test_does_canvas_leave_out_the_practice_items_that_score_nothing(assessment, moodle):
+    """text2qti refuses 0 points: are practice items (0 by default) left out of Canvas, kept in Moodle?"""
+    practice = {i.title for i in load().values() if i.practice and i.type in CARRIED}
+    assert practice and not practice & {i.get("title") for i in assessment.iter(f"{QTI}item")}
+    grades = {q.findtext("name/text").split(": ", 1)[1]: q.findtext("defaultgrade") for q in moodle.iter("question")}
+    assert {grades[t] for t in practice} == {"0"}
 
 
 def test_moodle_xml_is_well_formed(moodle):

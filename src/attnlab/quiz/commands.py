@@ -97,9 +97,25 @@ def verify_cmd(folder: Path | None) -> None:
 
 @quiz.command("list")
 def list_cmd() -> None:
-    """List the questions: id, type, points, title."""
-    for item in bank.load().values():
-        click.echo(f"{item.id:<18} {item.type:<9} {item.points:>4g}  {item.title}")
+    """List the questions: id, type, points, how each is graded, title; then the totals."""
+    from .kinds import KINDS
+
+    items = list(bank.load().values())
+
+    def how(item: bank.Item) -> str:
+        if item.practice:
+            return "practice"  # its key is in the student tool: for self-checking
+        return "auto" if KINDS[item.type].has_key else "by hand"
+
+    for item in items:
+        click.echo(f"{item.id:<18} {item.type:<9} {item.points:>4g}  {how(item):<8}  {item.title}")
+    by_hand = sum(i.points for i in items if how(i) == "by hand")
+    auto = sum(i.points for i in items if how(i) != "by hand")
+    practice = sum(how(i) == "practice" for i in items)
+    click.echo(
+        f"total {auto + by_hand:g} points: {auto:g} auto-graded, {by_hand:g} graded by hand; "
+        f"{practice} practice question(s), {sum(i.points for i in items if i.practice):g} points"
+    )
 
 
 @quiz.command("grade")

@@ -75,31 +75,43 @@ def readme_text(items: list[Item]) -> str:
 
 
 def _canvas_can_carry(item: Item) -> bool:
-    return KINDS[item.type].canvas(item, _canvas) is not None
+    # text2qti refuses an item worth 0 points (a practice item, by default)
+    return item.points > 0 and KINDS[item.type].canvas(item, _canvas) is not None
 
 
 def description(items: list[Item]) -> str:
     """The instructors' note on both exports: which items each leaves out, why, and where they are graded."""
     checker = [i for i in items if i.type not in CARRIED]
     kinds = ", ".join(dict.fromkeys(i.type for i in checker))
-    too_fine = [i for i in items if i.type in CARRIED and not _canvas_can_carry(i)]  # text2qti's 4 decimals
+    not_canvas = [i for i in items if i.type in CARRIED and not _canvas_can_carry(i)]
+    worthless = [i for i in not_canvas if i.points <= 0]
+    too_fine = [i for i in not_canvas if i.points > 0]  # text2qti's 4 decimals
     parts = []
     if checker:
         parts.append(
             f"Left out of both the Canvas and the Moodle export: {', '.join(i.id for i in checker)} "
             f"({kinds} questions need the kit's answer checker)."
         )
+    why = []
     if too_fine:
-        ids = ", ".join(f"{i.id} (tolerance {i.tolerance:g})" for i in too_fine)
+        why.append(
+            ", ".join(f"{i.id} (tolerance {i.tolerance:g})" for i in too_fine)
+            + ", because text2qti rounds numeric bounds to 4 decimals"
+        )
+    if worthless:
+        why.append(
+            ", ".join(i.id for i in worthless) + ", worth 0 points (practice questions score nothing unless the "
+            "bank's settings.yaml says practice_scores: true), which text2qti refuses"
+        )
+    if why:
         parts.append(
-            f"Left out of the Canvas export only: {ids}, because text2qti rounds numeric "
-            "bounds to 4 decimals; the Moodle export carries "
-            f"{'it' if len(too_fine) == 1 else 'them'}."
+            f"Left out of the Canvas export only: {'; '.join(why)}. The Moodle export carries "
+            f"{'it' if len(not_canvas) == 1 else 'them'}."
         )
     if parts:
         parts.append(
-            "Every left-out question is graded through the quiz notebook (quiz.ipynb), whose "
-            "answers the quiz autograder checks with the kit's checker."
+            "Every left-out question is in the quiz notebook (quiz.ipynb), whose answers the quiz "
+            "autograder checks with the kit's checker."
         )
     if any(KINDS[i.type].per_student for i in items if i.type in CARRIED):
         parts.append(
