@@ -125,14 +125,24 @@ def list_cmd() -> None:
     "out",
     required=True,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for quiz_grades.csv and each submission's results.json.",
+    help="Folder for quiz_grades.csv, each submission's results.json and the free-response answers.",
 )
-def grade_cmd(submissions: tuple[Path, ...], out: Path) -> None:
-    """Grade quiz notebooks and .py files (or folders of them) by reading their answers as text."""
-    from . import batch
+@click.option(
+    "--hand-graded",
+    "hand_graded",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="The free-response points you graded by hand (RESULTS/free_response/hand_graded.csv, "
+    "filled in): merged into each submission's total.",
+)
+def grade_cmd(submissions: tuple[Path, ...], out: Path, hand_graded: Path | None) -> None:
+    """Grade quiz notebooks and .py files (or folders of them) by reading their answers as text.
+    Free-response answers are gathered into RESULTS/free_response/, one file per question, with a
+    sheet for their points; give it back with --hand-graded."""
+    from . import batch, handgrading
 
     try:
-        results = batch.main(submissions=list(submissions), out=out)
+        results = batch.main(submissions=list(submissions), out=out, hand_graded=hand_graded)
     except (ValueError, FileNotFoundError) as err:
         raise click.ClickException(str(err)) from None
     except OSError as err:
@@ -140,3 +150,9 @@ def grade_cmd(submissions: tuple[Path, ...], out: Path) -> None:
     for name in sorted(results):
         click.echo(f"{name}: {results[name]['score']:g}")
     click.echo(f"wrote {out / 'quiz_grades.csv'}")
+    if handgrading.items():
+        sheet = out / handgrading.FOLDER / handgrading.SHEET
+        click.echo(
+            f"wrote {out / handgrading.FOLDER}/: the free-response answers, one file per question; "
+            f"grade them in {sheet} and run this again with --hand-graded {sheet}"
+        )
