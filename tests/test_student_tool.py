@@ -147,3 +147,20 @@ def test_does_check_find_the_assignment_in_a_folder_named_otherwise(dist, tmp_pa
     monkeypatch.chdir(folder)
     found, tests = check.locate(submission=None, assignment=None)
     assert found.parent == folder and found.stem == paths.ASSIGNMENT and tests == folder / "tests"
+
+
+def test_does_the_wheel_bring_a_kernel_for_the_notebook(wheel, dist):
+    """A fresh environment with only the wheel must run the notebook (`jupyter nbconvert --execute`):
+    the wheel requires ipykernel, which provides the kernel the notebook names."""
+    import json
+
+    name = f"{student_tool.NAME}-{student_tool.__version__}.dist-info"
+    meta = zipfile.ZipFile(wheel).read(f"{name}/METADATA").decode()
+    required = {
+        line.split(":", 1)[1].strip().split(">")[0].split("<")[0].split("=")[0]
+        for line in meta.splitlines()
+        if line.startswith("Requires-Dist:")
+    }
+    assert "ipykernel" in required
+    notebook = json.loads(zipfile.ZipFile(dist / "student.zip").read(f"{paths.ASSIGNMENT}/{paths.ASSIGNMENT}.ipynb"))
+    assert notebook["metadata"]["kernelspec"]["name"] == "python3"  # the name ipykernel registers
