@@ -135,12 +135,12 @@ def main(
     names = [paths.current_assignment(assignment)] if assignment else paths.assignments()
     if not names:
         raise paths.CourseError(f"{paths.course_root()} has no assignment (a solutions/<name>/<name>.py)")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)  # an unwritable place fails before the checks' seconds
     checks = selfcheck.run(assignments=names)
     if checks.failures and not unchecked:
         raise selfcheck.Refused(checks.refusal())
     say(checks.summary())
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     wheel = student_tool.build_wheel(out=out)
     built = [wheel]
     for name in names:
