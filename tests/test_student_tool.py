@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from attnlab import course, paths, release, student_tool
+from attnlab import paths, release, student_tool
 from attnlab.quiz import bank
 
 PACKAGE = Path(student_tool.__file__).resolve().parent
@@ -109,12 +109,10 @@ def test_does_a_student_check_their_work_in_the_unzipped_folder(dist, unpacked, 
     assert f"checking {paths.ASSIGNMENT}.py" in done.stdout and "All public tests passed" in done.stdout
 
 
-def test_does_the_student_quiz_say_graded_by_your_instructor_and_check_practice_items(tmp_path):
-    mine = course.new(dest=tmp_path / "course")
-    site = tmp_path / "site"
-    (tmp_path / "dist").mkdir()
-    zipfile.ZipFile(student_tool.build_wheel(out=tmp_path / "dist", bank_dir=mine / "quiz")).extractall(site)
-    items = bank.load(mine / "quiz")
+def test_does_the_student_quiz_say_graded_by_your_instructor_and_check_practice_items(unpacked, tmp_path):
+    """The session's wheel, built from the course's bank (a wheel of its own would cost a build)."""
+    site = unpacked
+    items = bank.load(paths.quiz_dir())
     assert items["pe-dim1"].practice and not items["wavelength"].practice
     graded = _student(site, tmp_path, "quiz", "check", "wavelength", "2*pi")
     assert "graded by your instructor" in graded.stdout and "Traceback" not in graded.stderr
