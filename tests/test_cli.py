@@ -47,12 +47,12 @@ def test_does_grading_an_empty_folder_fail_with_a_message(tmp_path):
     assert code == 1 and "no .ipynb or .py submissions" in output and "Traceback" not in output
 
 
-def test_do_two_submissions_with_one_name_fail_with_a_message(tmp_path):
+def test_are_two_submissions_with_one_name_each_a_problem_with_a_message(tmp_path):
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "same.py").write_text("")
     code, output, _ = _run("grade", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "r"))
-    assert code == 1 and "two submissions are named 'same'" in output
+    assert code == 3 and "2 submissions are named 'same'" in " ".join(output.split())
 
 
 PROGRAM = """

@@ -10,7 +10,9 @@ import socket
 import pytest
 from click.testing import CliRunner
 
-from attnlab import cli, grade, upload_canvas
+from attnlab import cli, grade
+from attnlab.lms import canvas_rest
+from attnlab.lms import canvas_upload as upload_canvas
 from attnlab.grade import report
 
 from fake_canvas import FakeCanvas
@@ -106,9 +108,18 @@ def test_do_three_students_of_a_canvas_download_get_their_totals_and_feedback_on
         4003: expected["leeann_4003"],
     }
     assert canvas.scores[4004] is None
-    for user, key in ((4001, "doejane_4001"), (4002, "smithbob_4002"), (4003, "leeann_4003")):
+    people = {
+        4001: ("doejane_4001", "Jane Doe"),
+        4002: ("smithbob_4002", "Bob Smith"),
+        4003: ("leeann_4003", "Ann Lee"),
+    }
+    for user, (key, name) in people.items():
         [comment] = canvas.comments[user]
-        assert comment.startswith(feedback(results, key).rstrip())
+        # plain text, as Canvas shows comments: the student by Canvas's name, no Markdown, no machine tag
+        assert comment.startswith(f"Feedback for {name}\n") and key not in comment
+        assert not any(mark in comment for mark in ("|", "**", "#", "[attnlab"))
+        score_line = next(line for line in feedback(results, key).splitlines() if "Score:" in line)
+        assert score_line.strip("*") in comment
     # the users and the submissions came in pages of two
     assert any("users?" in p and "page=2" in p for _, p in canvas.log)
     assert any("/submissions?" in p and "page=2" in p for _, p in canvas.log)
@@ -230,7 +241,7 @@ def test_is_an_answer_that_is_no_json_named_as_such(results, canvas, answer):
 
 
 def test_is_an_answer_too_large_to_hold_refused(results, canvas, monkeypatch):
-    monkeypatch.setattr(upload_canvas, "MAX_ANSWER", 1000)
+    monkeypatch.setattr(canvas_rest, "MAX_ANSWER", 1000)
     canvas.answers["course"] = {"id": 101, "name": "x" * 2000}
     result = upload(results, canvas, "--yes")
     assert one_line(result, "answered GET /api/v1/courses/101 with over"), result.output
@@ -295,7 +306,7 @@ def test_is_a_results_folder_of_another_assignment_refused(results, canvas):
 
 
 def test_is_canvas_rate_limiting_waited_out(results, canvas, monkeypatch):
-    monkeypatch.setattr(upload_canvas, "BACKOFF", (0.0,) * 4)
+    monkeypatch.setattr(canvas_rest, "BACKOFF", (0.0,) * 4)
     canvas.throttle = 3
     result = upload(results, canvas, "--yes")
     assert result.exit_code == 0, result.output
@@ -303,7 +314,7 @@ def test_is_canvas_rate_limiting_waited_out(results, canvas, monkeypatch):
 
 
 def test_does_endless_rate_limiting_stop_with_one_line(results, canvas, monkeypatch):
-    monkeypatch.setattr(upload_canvas, "BACKOFF", (0.0,) * 2)
+    monkeypatch.setattr(canvas_rest, "BACKOFF", (0.0,) * 2)
     canvas.throttle = 100
     result = upload(results, canvas, "--yes")
     assert result.exit_code == 1 and "Rate Limit Exceeded" in result.output
@@ -414,3 +425,35 @@ def test_do_results_from_before_canvas_ids_were_recorded_ask_for_a_regrade_run(r
     result = upload(results, canvas, "--yes")
     assert result.exit_code == 1 and "run `attnlab grade` with `--out" in result.output
     assert canvas.log == []
+
+
+def test_are_quiz_results_sent_too(tmp_path):
+    """(issue 35.1) RESULTS of `attnlab quiz grade`: each graded student's quiz total, matched by
+    the Canvas user id of the bulk download; a quiz that could not be graded is not sent."""
+    from attnlab.quiz import batch as quiz_batch
+    from attnlab.quiz import handgrading
+    from attnlab.quiz.grading import graded_items
+
+    download = tmp_path / "download"
+    download.mkdir()
+    # one graded item right (a practice item would score nothing)
+    (download / "chenjohn_10001_8001_quiz.py").write_text('wavelength = "2*pi*10000**(2*i/d_model)"\n')
+    (download / "lianna_10002_8002_quiz.ipynb").write_text("not a notebook")
+    roster = tmp_path / "roster.csv"
+    roster.write_text('Student,ID,SIS User ID\n"Chen, John",10001,S1\n"Li, Anna",10002,S2\n')
+    quiz_batch.main(submissions=[download], out=tmp_path / "results", roster=roster, progress=False)
+    users = [
+        {"id": 10001, "name": "John Chen", "sortable_name": "Chen, John", "sis_user_id": "S1", "login_id": "jc"},
+        {"id": 10002, "name": "Anna Li", "sortable_name": "Li, Anna", "sis_user_id": "S2", "login_id": "al"},
+    ]
+    # the quiz is worth its auto-graded points and its free-response points graded by hand
+    fake = FakeCanvas(points=sum(i.points for i in graded_items() + handgrading.items()), users=users)
+    try:
+        applied = upload(tmp_path / "results", fake, "--yes")
+        assert applied.exit_code == upload_canvas.NEEDS_HUMAN, applied.output  # Anna's file: for a human
+        assert fake.scores[10001] == 1 and fake.scores[10002] is None
+        [comment] = fake.comments[10001]
+        assert "John Chen" in comment.splitlines()[0] and "**" not in comment
+        assert "never sent as 0" in " ".join(applied.output.split())
+    finally:
+        fake.close()

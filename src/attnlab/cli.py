@@ -178,6 +178,12 @@ def _finite(param: click.Parameter, value: float) -> float:
     help="The roster's assignment column to fill, by title or Canvas id (default: pe_attention).",
 )
 @click.option(
+    "--scale",
+    is_flag=True,
+    help="When the roster's Points Possible differs from the autograder's total, scale canvas_import.csv's "
+    "totals to it instead of refusing.",
+)
+@click.option(
     "--jobs", "-j", type=click.IntRange(min=1), default=None, help="Submissions graded at once (default: one per core)."
 )
 @click.option("--force", is_flag=True, help="Regrade submissions that are unchanged since they were graded.")
@@ -202,6 +208,7 @@ def grade(
     out: Path,
     roster: Path | None,
     column: str | None,
+    scale: bool,
     jobs: int | None,
     force: bool,
     timeout: float,
@@ -227,6 +234,7 @@ def grade(
                 out=out,
                 roster=roster,
                 column=column,
+                scale=scale,
                 jobs=jobs,
                 force=force,
                 timeout=timeout,
@@ -294,13 +302,13 @@ def canvas(results: Path, url: str, course_id: int, assignment_id: int, yes: boo
     listed needs a human (a submission not graded or matching no student, a grade set by hand in
     Canvas and kept).
     """
-    from . import upload_canvas
+    from .lms import canvas_upload
 
     try:
-        done = upload_canvas.main(
+        done = canvas_upload.main(
             results=results, url=url, course=course_id, assignment=assignment_id, apply=yes, force=force
         )
-    except upload_canvas.UploadError as err:
+    except canvas_upload.UploadError as err:
         raise click.ClickException(str(err)) from None
     except OSError as err:
         raise _fail_cleanly(err) from None

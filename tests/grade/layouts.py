@@ -66,11 +66,29 @@ def canvas_download(root: Path) -> Path:
     return folder
 
 
+# (pe_attention is worth 5 here: the engine's own test assignment, which the batch tests grade with)
 CANVAS_ROSTER = (
     "Student,ID,SIS User ID,SIS Login ID,Section,Lab 1 (111),pe_attention (12345),Current Score\n"
-    "    Points Possible,,,,,10,63,\n"
+    "    Points Possible,,,,,10,5,\n"
     '"Doe, Jane",4001,S1,jdoe,A,9,,90\n'
     '"Smith, Bob",4002,S2,bsmith,A,8,,80\n'
     '"Lee, Ann",4003,S3,alee,B,7,,70\n'
     '"Kim, Noh",4004,S4,nkim,B,6,,60\n'
 )
+
+
+def moodle_download(root: Path) -> Path:
+    """Moodle's "Download all submissions" with "Download submissions in folders": Jane (participant
+    123456, full marks), Rémi (123457, partial, beside an online text), and Bo (123458) who uploaded
+    only a PDF."""
+    folder = root / "moodle"
+    for name, files in {
+        "Jane Doe_123456_assignsubmission_file_": {"pe_attention.py": FULL},
+        "Rémi Ångström_123457_assignsubmission_file_": {"attention.py": PARTIAL},
+        "Rémi Ångström_123457_assignsubmission_onlinetext_": {"onlinetext.html": "<p>see the file</p>"},
+        "Bo Li_123458_assignsubmission_file_": {"report.pdf": "%PDF-1.7"},
+    }.items():
+        (folder / name).mkdir(parents=True)
+        for file, text in files.items():
+            (folder / name / file).write_text(text, encoding="utf-8")
+    return folder

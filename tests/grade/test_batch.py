@@ -85,7 +85,17 @@ def test_is_a_gradescope_export_graded_with_names_ids_and_emails(tmp_path):
     folder = tmp_path / "out" / "submissions" / "submission_1001"
     assert (folder / "feedback.md").read_text().startswith("# Feedback for Jane Doe (4001, jane@example.edu)")
     students = json.loads((folder / "results.json").read_text())["extra_data"]["students"]
-    assert students == [{"name": "Jane Doe", "email": "jane@example.edu", "id": "4001", "login": "", "canvas_id": ""}]
+    assert students == [
+        {
+            "name": "Jane Doe",
+            "email": "jane@example.edu",
+            "id": "4001",
+            "login": "",
+            "canvas_id": "",
+            "number": "4001",
+            "participant": "",
+        }
+    ]
     assert result.exit_code == 0
 
 
@@ -121,7 +131,7 @@ def test_is_a_canvas_download_graded_into_the_rosters_own_column(tmp_path):
     assert [(r[0], r[-1]) for r in imported[2:]] == [
         ("Doe, Jane", "5"),
         ("Smith, Bob", "4"),
-        ("Lee, Ann", "0"),
+        ("Lee, Ann", ""),  # unreadable: blank, for a human, never a 0
         ("Kim, Noh", ""),
     ]
     assert [result.roster.students[i]["Student"] for i in result.matching.missing] == ["Kim, Noh"]
@@ -198,9 +208,10 @@ def test_can_no_name_break_the_batch_or_reach_another_file(tmp_path):
         "item_analysis.csv",
         "item_analysis.svg",
         "misconceptions.csv",
-        "moodle_import.csv",
         "submissions",
     ]
+    # files named by the instructor say no email or student number: Moodle's import could match none
+    assert "moodle_import.csv" in result.not_written
 
 
 def test_does_the_terminal_show_names_as_text(tmp_path):
@@ -216,7 +227,7 @@ def test_does_the_terminal_show_names_as_text(tmp_path):
 def test_does_the_cli_summarise_and_exit_3_when_a_human_is_needed(tmp_path):
     given = tmp_path / "given"
     given.mkdir()
-    (given / "good.py").write_text(FULL)
+    (given / "good.py").write_text((paths.kit_root() / "examples" / "submissions" / "loops_score_full.py").read_text())
     (given / "broken.ipynb").write_text("{not json")
     (given / "notes.txt").write_text("")
     args = ["grade", str(given), "--out", str(tmp_path / "out")]
@@ -468,3 +479,128 @@ def test_does_grading_one_named_file_start_one_worker(tmp_path, monkeypatch):
     (tmp_path / "ann.py").write_text(FULL)
     assert run(tmp_path / "out", tmp_path / "ann.py", jobs=2).graded[0].score == 5
     assert len(started) == 1
+
+
+def test_are_bob_and_a_file_named_like_bobs_results_folder_both_graded(tmp_path):
+    """(issue 34.6: ``bob-<hash>.py`` beside ``Bob.py`` ended the run)"""
+    from attnlab.grade.report import folder_name
+
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "Bob.py").write_text(FULL)
+    (given / f"{folder_name('Bob')}.py").write_text(PARTIAL)
+    result = run(tmp_path / "out", given)
+    assert {g.submission: g.score for g in result.graded} == {"Bob": 5, folder_name("Bob"): 4}
+    assert len({g.results.parent for g in result.graded}) == 2 and result.exit_code == 0
+
+
+def _roster(tmp_path, points):
+    roster = tmp_path / "roster.csv"
+    roster.write_text(CANVAS_ROSTER.replace("    Points Possible,,,,,10,5,", f"    Points Possible,,,,,10,{points},"))
+    return roster
+
+
+def test_is_a_roster_worth_other_points_refused_before_grading_with_the_uploads_words(tmp_path):
+    args = ["grade", str(canvas_download(tmp_path)), "--out", str(tmp_path / "out")]
+    result = CliRunner().invoke(cli.main, [*args, "--roster", str(_roster(tmp_path, 100))], catch_exceptions=False)
+    text = " ".join(result.output.split())
+    assert result.exit_code == 1 and not (tmp_path / "out").exists()
+    assert "is worth 100 points in Canvas but the autograder's total is" in text and "--scale" in text
+
+
+def test_does_scale_fill_the_import_with_totals_scaled_to_the_rosters_points(tmp_path):
+    result = run(tmp_path / "out", canvas_download(tmp_path), roster=_roster(tmp_path, 100), scale=True)
+    imported = list(csv.reader(open(tmp_path / "out" / "canvas_import.csv", encoding="utf-8")))
+    assert imported[1][-1] == "100"  # Points Possible
+    assert [(r[0], r[-1]) for r in imported[2:]] == [
+        ("Doe, Jane", "100"),
+        ("Smith, Bob", "80"),
+        ("Lee, Ann", ""),
+        ("Kim, Noh", ""),
+    ]
+    assert grades(tmp_path / "out")["doejane_4001"]["total"] == "5"  # grades.csv keeps the autograder's points
+    assert result.exit_code == batch.NEEDS_HUMAN
+
+
+def test_is_an_unreadable_submission_left_out_of_the_class_statistics(tmp_path):
+    result = run(tmp_path / "out", canvas_download(tmp_path))
+    text = " ".join(" ".join(batch.summary(result, [("calls", 5.0)])).split())
+    assert "mean 4.50" in text and "(2 with a total)" in text  # Ann's unreadable notebook is no 0 in the mean
+
+
+BROKEN = {
+    "syntax.py": "def softmax(x):\n    return x +\n",
+    "empty.py": "",
+    "unrelated.py": "def fizzbuzz(n):\n    return n\n",
+}
+
+
+def test_is_each_upload_that_cannot_be_the_assignment_a_problem_not_a_silent_zero(tmp_path):
+    """(issue 35.3) Graded with the course's own tests, whose solution says what the assignment defines."""
+    from attnlab.quiz.notebook import notebook
+    from attnlab.quiz import bank
+
+    given = tmp_path / "given"
+    given.mkdir()
+    for name, text in BROKEN.items():
+        (given / name).write_text(text)
+    import nbformat
+
+    quiz = notebook(list(bank.load().values()), answers={"pe-dim0": "sin(pos)", "pe-dim1": "cos(pos)"})
+    (given / "quizzed.ipynb").write_text(nbformat.writes(quiz))
+    roster = tmp_path / "roster.csv"
+    roster.write_text(
+        "Student,ID,SIS Login ID\nSyn Tax,1,syntax\nEm Pty,2,empty\nUn Related,3,unrelated\nQu Iz,4,quizzed\n"
+    )
+    result = main(submissions=[given], out=tmp_path / "out", roster=roster, progress=False)
+    rows = grades(tmp_path / "out")
+    assert "does not compile (SyntaxError on line 2" in rows["syntax"]["problem"]
+    assert "is empty" in rows["empty"]["problem"]
+    assert "defines none of the assignment's functions" in rows["unrelated"]["problem"]
+    assert "looks like the quiz notebook" in rows["quizzed"]["problem"]
+    assert len(result.problems) == 4 and result.exit_code == batch.NEEDS_HUMAN
+    imported = list(csv.reader(open(tmp_path / "out" / "canvas_import.csv", encoding="utf-8")))
+    assert [r[-1] for r in imported[2:]] == ["", "", "", ""]
+    assert "moodle_import.csv" in result.not_written
+
+
+def test_is_a_moodle_download_graded_into_moodles_grading_worksheet(tmp_path):
+    from layouts import moodle_download
+
+    result = run(tmp_path / "out", moodle_download(tmp_path))
+    rows = list(csv.DictReader(open(tmp_path / "out" / "moodle_import.csv", encoding="utf-8")))
+    assert sorted((r["Identifier"], r["Full name"], r["Grade"]) for r in rows) == [
+        ("Participant 123456", "Jane Doe", "5"),
+        ("Participant 123457", "Rémi Ångström", "4"),
+    ]
+    assert "report.pdf" in grades(tmp_path / "out")["Bo Li_123458"]["problem"]
+    assert result.exit_code == batch.NEEDS_HUMAN  # Bo handed in only a PDF
+
+
+def test_does_the_summary_say_why_a_canvas_download_has_no_moodle_import(tmp_path):
+    result = run(tmp_path / "out", canvas_download(tmp_path))
+    assert not (tmp_path / "out" / "moodle_import.csv").exists()
+    text = " ".join(" ".join(batch.summary(result, [("calls", 5.0)])).split())
+    assert "[bold]Not written[/] moodle_import.csv: no graded student has an email or a student number" in text
+
+
+def test_does_any_failure_while_preparing_one_submission_cost_only_that_one(tmp_path, monkeypatch):
+    """(issue 34.6: intake never stops the run, whatever it meets)"""
+    from attnlab.grade import asked
+
+    real = asked.Asked.problem
+
+    def failing(self, path):
+        if path.stem == "carol":
+            raise RecursionError("planted")
+        return real(self, path)
+
+    monkeypatch.setattr(asked.Asked, "problem", failing)
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "carol.py").write_text(FULL)
+    (given / "dave.py").write_text(FULL)
+    result = run(tmp_path / "out", given)
+    rows = grades(tmp_path / "out")
+    assert rows["dave"]["total"] == "5" and rows["dave"]["status"] == "graded"
+    assert "RecursionError: planted" in rows["carol"]["problem"] and result.exit_code == batch.NEEDS_HUMAN

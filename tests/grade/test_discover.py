@@ -8,7 +8,8 @@ import zipfile
 import pytest
 
 from attnlab import paths
-from attnlab.grade.discover import Student, discover, unreadable
+from attnlab.grade.discover import discover, unreadable
+from attnlab.lms.identity import Student
 
 from layouts import FULL, canvas_download, gradescope_export
 
@@ -26,7 +27,7 @@ def by_key(result):
 def test_does_a_gradescope_export_give_each_submission_its_submitters(tmp_path):
     subs = by_key(found(tmp_path, gradescope_export(tmp_path)))
     assert set(subs) == {"submission_1001", "submission_1002"}
-    assert subs["submission_1001"].students == (Student("Jane Doe", "jane@example.edu", "4001"),)
+    assert subs["submission_1001"].students == (Student("Jane Doe", "jane@example.edu", "4001", number="4001"),)
     assert subs["submission_1001"].file.name == "pe_attention.py"
     group = subs["submission_1002"]
     assert [s.name for s in group.students] == ["Rémi Ångström", "Bo Li"]
@@ -123,12 +124,100 @@ def test_is_a_student_folder_without_one_clear_file_a_problem(tmp_path):
     assert subs["hal"].file is None and "no .ipynb or .py file" in subs["hal"].problem
 
 
-def test_are_two_submissions_with_one_name_from_two_given_folders_refused(tmp_path):
+def test_are_two_submissions_with_one_name_from_two_given_folders_each_a_problem(tmp_path):
     for folder in ("x", "y"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "a.py").write_text(folder)
-    with pytest.raises(ValueError, match="two submissions are named 'a'"):
-        found(tmp_path, tmp_path / "x", tmp_path / "y")
+    (tmp_path / "x" / "b.py").write_text(FULL)
+    subs = found(tmp_path, tmp_path / "x", tmp_path / "y").submissions
+    named_a = [s for s in subs if s.key != "b"]
+    assert len(named_a) == 2 and len({s.key for s in named_a}) == 2
+    assert all(s.file is None and "2 submissions are named 'a'" in s.problem for s in named_a)
+    assert [s.file for s in subs if s.key == "b"] == [tmp_path / "x" / "b.py"]
+
+
+def test_does_a_zip_holding_bob_py_named_beside_bob_py_cost_only_bob(tmp_path):
+    """(issue 34.6: the whole run ended)"""
+    with zipfile.ZipFile(tmp_path / "bob.zip", "w") as zf:
+        zf.writestr("bob.py", FULL.replace("5", "6"))
+    (tmp_path / "bob.py").write_text(FULL)
+    (tmp_path / "eve.py").write_text(FULL)
+    subs = found(tmp_path, tmp_path / "bob.zip", tmp_path / "bob.py", tmp_path / "eve.py").submissions
+    assert [s.file for s in subs if s.key == "eve"] == [tmp_path / "eve.py"]
+    bobs = [s for s in subs if s.key.startswith("bob")]
+    assert len(bobs) == 2 and all(s.file is None and "named 'bob'" in s.problem for s in bobs)
+
+
+DEEP = '{"cells": ' + "[" * 200_000 + "]" * 200_000 + "}"
+
+
+def test_does_a_deep_notebook_beside_a_second_file_cost_only_its_student(tmp_path):
+    """(issue 34.6: a RecursionError comparing it with the release ended the run)"""
+    (tmp_path / "given").mkdir()
+    (tmp_path / "given" / "carol.ipynb").write_text(DEEP)
+    (tmp_path / "given" / "carol.py").write_text(FULL)
+    (tmp_path / "given" / "dave.py").write_text(FULL)
+    subs = by_key(found(tmp_path, tmp_path / "given", release=paths.release_dir()))
+    assert subs["dave"].file == tmp_path / "given" / "dave.py"
+    assert subs["carol"].file == tmp_path / "given" / "carol.ipynb"  # graded as the notebook: unreadable there
+    assert unreadable(subs["carol"].file) == "not a notebook (JSON nested too deep)"
+
+
+def test_does_a_deep_notebook_inside_a_zip_named_on_the_command_line_cost_only_that_zip(tmp_path):
+    with zipfile.ZipFile(tmp_path / "carol.zip", "w") as zf:
+        zf.writestr("carol/pe_attention.ipynb", DEEP)
+        zf.writestr("carol/extra.py", FULL)
+    (tmp_path / "dave.py").write_text(FULL)
+    subs = by_key(found(tmp_path, tmp_path / "carol.zip", tmp_path / "dave.py", release=paths.release_dir()))
+    assert subs["dave"].file == tmp_path / "dave.py"
+    assert subs["carol"].file is not None and subs["carol"].file.name == "pe_attention.ipynb"
+
+
+def test_is_any_failure_while_searching_one_students_files_only_that_students_problem(tmp_path, monkeypatch):
+    from attnlab.grade import discover as module
+
+    real = module._fingerprint
+
+    def failing(path):
+        if "carol" in str(path):
+            raise MemoryError("planted")
+        return real(path)
+
+    monkeypatch.setattr(module, "_fingerprint", failing)
+    (tmp_path / "given").mkdir()
+    for name in ("carol", "dave"):
+        (tmp_path / "given" / f"{name}.py").write_text(FULL)
+        (tmp_path / "given" / f"{name}.ipynb").write_text("{}")
+    subs = by_key(found(tmp_path, tmp_path / "given"))
+    assert subs["dave"].file == tmp_path / "given" / "dave.ipynb"
+    assert subs["carol"].file is None and "MemoryError: planted" in subs["carol"].problem
+    with zipfile.ZipFile(tmp_path / "carol.zip", "w") as zf:  # named on the command line
+        zf.writestr("carol/a.py", FULL)
+        zf.writestr("carol/a.ipynb", "{}")
+    subs = by_key(found(tmp_path, tmp_path / "carol.zip", tmp_path / "given" / "dave.py"))
+    assert subs["dave"].file == tmp_path / "given" / "dave.py"
+    assert subs["carol"].file is None and "MemoryError: planted" in subs["carol"].problem
+
+
+def test_is_a_moodle_download_one_submission_per_participant_with_name_and_id(tmp_path):
+    from layouts import moodle_download
+
+    subs = by_key(found(tmp_path, moodle_download(tmp_path)))
+    assert sorted(subs) == ["Bo Li_123458", "Jane Doe_123456", "Rémi Ångström_123457"]
+    jane = subs["Jane Doe_123456"]
+    assert jane.layout == "moodle" and jane.file.name == "pe_attention.py"
+    assert jane.students == (Student(name="Jane Doe", id="123456", participant="123456"),)
+    assert subs["Rémi Ångström_123457"].file.name == "attention.py"
+    assert subs["Bo Li_123458"].file is None and "report.pdf" in subs["Bo Li_123458"].problem
+
+
+def test_is_a_canvas_student_with_only_a_pdf_a_submission_with_that_problem(tmp_path):
+    folder = canvas_download(tmp_path)
+    (folder / "parkmin_4005_5550009_essay.pdf").write_bytes(b"%PDF-1.7")
+    subs = by_key(found(tmp_path, folder))
+    pdf_only = subs["parkmin_4005"]
+    assert pdf_only.file is None and "only files that are not code (essay.pdf)" in pdf_only.problem
+    assert pdf_only.students[0].canvas_id == "4005"
 
 
 def test_are_a_students_py_and_ipynb_in_a_flat_folder_one_submission(tmp_path):

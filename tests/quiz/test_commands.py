@@ -94,8 +94,21 @@ def test_grade_writes_the_csv_and_each_results_json(tmp_path, write_quiz, key_an
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader((tmp_path / "out" / "quiz_grades.csv").open()))
     auto = [i for i in items.values() if i.type != "free"]
-    by_hand = [i for i in items.values() if i.type == "free" and not i.practice]  # blank until graded by hand
-    assert list(rows[0]) == ["submission", *(i.id for i in auto), *(i.id for i in by_hand), "total"]
+    # the id columns and the closing columns of `attnlab grade`'s grades.csv; free response is blank
+    # until graded by hand
+    by_hand = [i for i in items.values() if i.type == "free" and not i.practice]
+    assert list(rows[0]) == [
+        "submission",
+        "student",
+        "student_id",
+        "email",
+        *(i.id for i in auto),
+        *(i.id for i in by_hand),
+        "total",
+        "status",
+        "problem",
+        "notes",
+    ]
     totals = {r["submission"]: float(r["total"]) for r in rows}
     assert totals == {"alice": sum(i.points for i in auto), "bob": 0, "carol": 1}
     assert rows[2]["wavelength"] == "1" and rows[2]["shift-block"] == "0"
@@ -118,22 +131,25 @@ def test_grade_keeps_a_submission_named_like_a_formula_as_text(tmp_path):
 @pytest.mark.parametrize(
     "make, says",
     [
-        (lambda d: (d / "notes.txt").write_text("x") and [d / "notes.txt"], "is not a .ipynb or .py file"),
+        (lambda d: (d / "notes.txt").write_text("x") and [d / "notes.txt"], "is not a .ipynb, .py or .zip file"),
         (lambda d: [d], "no .ipynb or .py submissions"),
-        (lambda d: [_twin(d, "a"), _twin(d, "b")], "two submissions are named 'quiz'"),
     ],
 )
 def test_grade_reports_a_users_mistake_without_a_traceback(tmp_path, make, says):
-    """Do a wrong file type, an empty folder and two submissions with one name exit 1 with a message?"""
+    """Do a wrong file type and an empty folder exit 1 with a message?"""
     result = CliRunner().invoke(quiz, ["grade", *map(str, make(tmp_path)), "--out", str(tmp_path / "out")])
     assert result.exit_code == 1 and says in result.output
     assert "Traceback" not in result.output and isinstance(result.exception, SystemExit)
 
 
-def _twin(folder, sub):
-    (folder / sub).mkdir()
-    (folder / sub / "quiz.py").write_text("")
-    return folder / sub
+def test_are_two_quizzes_with_one_name_each_a_problem_as_in_attnlab_grade(tmp_path):
+    for sub in ("a", "b"):
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / "quiz.py").write_text('pe_dim0 = "sin(pos)"\n')
+    result = CliRunner().invoke(
+        quiz, ["grade", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "out")]
+    )
+    assert result.exit_code == 3 and "2 submissions are named 'quiz'" in " ".join(result.output.split())
 
 
 def test_a_leading_minus_is_the_answer_not_an_option():

@@ -44,11 +44,12 @@ def test_are_hand_graded_points_merged_into_the_totals(quizzes, tmp_path):
     auto = {name: float(r["total"]) for name, r in _rows_after(quizzes, out).items()}
     sheet = tmp_path / "graded.csv"
     sheet.write_text("submission,th-self-attention,th-why-pe\nada,1.5,\nbob,,2\n")
-    results = batch.main(submissions=[quizzes], out=out, progress=False, hand_graded=sheet)
+    run = batch.main(submissions=[quizzes], out=out, progress=False, hand_graded=sheet)
     rows = _rows(out)
     assert float(rows["ada"]["total"]) == auto["ada"] + 1.5 and float(rows["bob"]["total"]) == auto["bob"] + 2
     assert (rows["ada"]["th-self-attention"], rows["ada"]["th-why-pe"]) == ("1.5", "")
-    assert results["bob"]["extra_data"]["items"]["th-why-pe"] == 2
+    bob = next(r for r in run.rows if r.submission == "bob")
+    assert bob.results is not None and bob.results["extra_data"]["items"]["th-why-pe"] == 2
     kept = (out / handgrading.FOLDER / handgrading.SHEET).read_text()
     assert "ada,1.5," in kept and "bob,,2" in kept, "a re-run keeps the points given"
 

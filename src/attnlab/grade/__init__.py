@@ -4,8 +4,8 @@ Data flow: ``discover`` (downloads -> submissions and who wrote them) -> ``sourc
 code cells; ``preloads``: which slow modules the zygote imports for them) -> ``sandbox`` (student
 side, forked from a zygote, isolated by ``jail``, or by ``landlock`` where namespaces are refused) <-> ``wire`` (plain data only) <-> ``session`` (trusted side: proxies) ->
 ``runner`` (one submission: execute, run the test cases in ``calls`` order, lending references) -> ``report`` (results.json, feedback.md)
--> ``batch`` (re-runs, workers, grades.csv, summary) -> ``analysis`` (item analysis), ``canvas``
-(roster, LMS import) and ``moodle`` (Moodle import). ``attnlab upload canvas`` takes it from there.
+-> ``batch`` (re-runs, workers, grades.csv, summary) -> ``analysis`` (item analysis) and the LMS import
+files (``attnlab.lms``: roster, Canvas and Moodle imports). ``attnlab upload canvas`` takes it from there.
 """
 
 from typing import TYPE_CHECKING, Any

@@ -11,8 +11,12 @@
 4. The rest go to worker processes (one per core). A worker that dies or hangs is replaced and the
    submission it held is retried once in a fresh worker; a second failure makes it a problem with
    status "not graded" and no total, never a grade. No other submission is affected.
+   A submission that cannot be what was asked (``asked``: does not compile, defines none of the
+   assignment's functions, the quiz notebook) is a problem like an unreadable one, not a 0.
 5. ``grades.csv`` (a row appended as each submission finishes, sorted once at the end),
    ``found.csv``, the Moodle import, the item analysis, the Canvas import, and a closing summary.
+   Only graded submissions reach the import files and the class statistics: anything else is blank
+   there, for a human. An import file that cannot be filled is not written, and the summary says why.
 
 Linear at any class size: the batch's work per finished submission does not grow with the class
 (an appended row, a progress tick; the worker writes the results and replies with the scores), and
@@ -50,8 +54,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from .. import __version__, atomic, importpath, paths
-from . import calls, canvas, moodle, report
-from .discover import Found, Student, Submission, discover, read_regular, reason, unreadable
+from ..lms import canvas, moodle
+from ..lms.identity import Student
+from . import asked, calls, report
+from .discover import Found, Submission, discover, read_regular, reason, unreadable
 from .limits import Limits
 from .report import GRADED, NOT_GRADED, UNREADABLE
 
@@ -95,6 +101,7 @@ class Run:
     roster: canvas.Roster | None = None
     matching: canvas.Matching | None = None
     earlier: int = 0  # results in RESULTS/submissions from other runs' submissions
+    not_written: dict[str, str] = field(default_factory=dict)  # an import file -> why it could not be filled
 
     def count(self, action: str) -> int:
         return sum(g.action == action for g in self.graded)
@@ -134,6 +141,7 @@ def main(
     force: bool = False,
     roster: Path | None = None,
     column: str | None = None,
+    scale: bool = False,
     timeout: float = 10.0,
     memory_mb: int = 2048,
     progress: bool = True,
@@ -142,11 +150,16 @@ def main(
 
     ``timeout`` bounds one call of a student function; executing the submission gets 3x that per
     statement and the whole submission 30x. ``force`` regrades unchanged submissions too.
-    ``column`` picks the roster's assignment column (default: the assignment's name).
+    ``column`` picks the roster's assignment column (default: the assignment's name); ``scale``
+    scales the Canvas import's totals to the column's Points Possible when they differ.
     """
     if column is not None and roster is None:
         raise ValueError("--column chooses a column of the roster: give --roster too")
-    the_roster = canvas.load(Path(roster), column=column, assignment=paths.current_assignment()) if roster else None
+    if scale and roster is None:
+        raise ValueError("--scale scales the totals to the roster's points: give --roster too")
+    the_roster = (
+        canvas.load(Path(roster), column=column, assignment=paths.current_assignment(), scale=scale) if roster else None
+    )
     out = Path(out).resolve()
     tests_dir = Path(tests_dir or paths.tests_dir()).resolve()
     if support_dir is None and (paths.autograder_dir() / "support").is_dir():
@@ -237,6 +250,8 @@ def _grade(
 
     tests = load_tests(tests_dir, support_dir)
     questions = [(tf.name, tf.points) for tf in tests]
+    if the_roster is not None:
+        canvas.check_points(the_roster, sum(p for _, p in questions))
     fingerprint = _tests_fingerprint(tests_dir, support_dir, limits, config["dependencies"])
     store = out / "submissions"
 
@@ -247,17 +262,21 @@ def _grade(
             release=paths.release_dir() if paths.current_course() else None,
             exclude=out,
         )
-        folders = {sub.key: report.folder_name(sub.key) for sub in found.submissions}
-        if len(set(folders.values())) < len(folders):  # only if two keys' hashes collided
-            raise ValueError("two submissions would share a results folder; rename one")
+        folders = folders_of(found.submissions)
         matching = canvas.match(the_roster, found.submissions) if the_roster else None
         if the_roster and matching:
-            _fill_identities(found.submissions, the_roster, matching)
+            canvas.fill_identities(found.submissions, the_roster, matching)
         report.make_dirs(store)
         graded: dict[str, Graded] = {}
         todo: list[_Job] = []
+        # what the assignment defines, from the solution's call graph (none known: nothing checked)
+        asks = asked.Asked(functions=set(config["dependencies"].get("calls", {})), quiz_variables=_quiz_variables())
         for sub in found.submissions:
-            g, job = _prepare(sub, store / folders[sub.key], tests, fingerprint, force)
+            try:
+                g, job = _prepare(sub, store / folders[sub.key], tests, fingerprint, force, asks)
+            except Exception as e:  # noqa: BLE001 - whatever one submission's intake meets is its own problem
+                why = f"could not be prepared for grading ({type(e).__name__}: {str(e)[:120]}): a human must look"
+                g, job = _failed_intake(sub, store / folders[sub.key], tests, why), None
             graded[sub.key] = g
             if job is not None:
                 todo.append(job)
@@ -284,8 +303,16 @@ def _grade(
 
         written = [out / "grades.csv", out / "found.csv"]
         report.write_atomic(out / "found.csv", found_csv(found, graded, folders))
+        counted = [g for g in graded.values() if g.status == GRADED and g.score is not None]
         # (the assignment is the folder holding the tests: autograder/<assignment>/tests)
-        written.append(moodle.write(out, list(graded.values()), tests_dir.parent.name))
+        not_written: dict[str, str] = {}
+        path, why = moodle.write(
+            out, [(g.students, g.score) for g in counted if g.score is not None], tests_dir.parent.name
+        )
+        if path is not None:
+            written.append(path)
+        else:
+            not_written[moodle.NAME] = why
         # one results.json in memory at a time, whatever the class size
         results = (report.read(g.results) for g in graded.values() if g.status == GRADED and g.results)
         items, variants = analysis.write(out, (r for r in results if r is not None))
@@ -293,10 +320,11 @@ def _grade(
         if items:
             written.append(out / "item_analysis.svg")
         if the_roster is not None and matching is not None:
-            totals = {g.submission: g.score for g in graded.values()}
+            keys = {g.submission for g in counted}
+            totals = {g.submission: g.score if g.submission in keys else None for g in graded.values()}
             written.append(canvas.write(out, the_roster, matching, totals, sum(p for _, p in questions)))
         written.append(store)
-        run = Run(list(graded.values()), found, out, written, the_roster, matching, earlier)
+        run = Run(list(graded.values()), found, out, written, the_roster, matching, earlier, not_written)
         if progress:
             from rich.console import Console
 
@@ -311,24 +339,36 @@ def _grade(
             w.close()
 
 
-def _fill_identities(subs: list[Submission], roster: canvas.Roster, matching: canvas.Matching) -> None:
-    """Names, ids and emails the roster knows and the submission's source did not say."""
-    for sub in subs:
-        rows = matching.rows.get(sub.key)
-        if rows and len(rows) == len(sub.students):  # (a group with an unmatched student keeps its own)
-            sub.students = tuple(
-                Student(
-                    name=s.name or r.name,
-                    email=s.email or r.email,
-                    id=s.id or r.id,
-                    login=s.login,
-                    canvas_id=s.canvas_id or r.canvas_id,
-                )
-                for s, r in zip(sub.students, (canvas.student(roster, row) for row in rows), strict=True)
-            )
+def folders_of(subs: list[Submission]) -> dict[str, str]:
+    """Each submission's results folder. A key that is itself a hashed folder name of another
+    (``bob-<hash>`` beside ``Bob``) gets a hashed folder of its own, as any other odd key does."""
+    folders: dict[str, str] = {}
+    taken: set[str] = set()
+    plain = sorted(subs, key=lambda sub: report.folder_name(sub.key) == sub.key)  # hashed names first
+    for sub in plain:
+        name = report.folder_name(sub.key)
+        if name in taken:
+            name = f"{name}-{hashlib.sha256(sub.key.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
+        if name in taken:  # (two keys whose hashes collide: no run has met one)
+            raise ValueError(f"two submissions would share the results folder {name}; rename one")
+        taken.add(name)
+        folders[sub.key] = name
+    return folders
 
 
-def _prepare(sub: Submission, folder: Path, tests: list, fingerprint: str, force: bool) -> tuple[Graded, _Job | None]:
+def _quiz_variables() -> set[str]:
+    """The names the course's quiz notebook sets, to recognise it handed in as the assignment."""
+    from ..quiz import bank
+
+    try:
+        return {item.variable for item in bank.load().values()}
+    except Exception:  # noqa: BLE001 - a course without a readable quiz bank: nothing to recognise
+        return set()
+
+
+def _prepare(
+    sub: Submission, folder: Path, tests: list, fingerprint: str, force: bool, asks: asked.Asked
+) -> tuple[Graded, _Job | None]:
     """The submission's row as it stands, and its job when it must be (re)graded."""
     g = Graded(
         sub.key, None, {}, folder / "results.json", students=sub.students, origin=sub.origin, notes=list(sub.notes)
@@ -349,6 +389,9 @@ def _prepare(sub: Submission, folder: Path, tests: list, fingerprint: str, force
         return _unreadable(g, folder, sub.key, f"{sub.file.name}: {reason(e)}", tests, fields, staged=None), None
     digest = hashlib.sha256(sub.file.suffix.encode() + b"\0" + data).hexdigest()
     fields["sha256"] = digest
+    suspect = "" if unreadable(sub.file) else asks.problem(sub.file)
+    if suspect:
+        return _unreadable(g, folder, sub.key, f"{sub.file.name}: {suspect}", tests, fields, staged=None), None
     before = previous["extra_data"] if previous else {}
     if (
         not force
@@ -375,6 +418,13 @@ def _prepare(sub: Submission, folder: Path, tests: list, fingerprint: str, force
         g.action = ""
         return _unreadable(g, folder, sub.key, f"{sub.file.name}: {why}", tests, fields, staged), None
     return g, _Job(sub.key, folder.name, staged, fields, sub.who())
+
+
+def _failed_intake(sub: Submission, folder: Path, tests: list, why: str) -> Graded:
+    """The row of a submission whose intake failed: a problem, with results that say so."""
+    g = Graded(sub.key, None, {}, folder / "results.json", students=sub.students, origin=sub.origin)
+    fields = {"submission": sub.key, "students": [asdict(s) for s in sub.students], "origin": sub.origin}
+    return _unreadable(g, folder, sub.key, why, tests, fields, staged=None)
 
 
 def _unreadable(
@@ -493,9 +543,9 @@ def summary(run: Run, questions: list[tuple[str, float]]) -> list[str]:
         + (":" if run.problems else ".")
     )
     for g in run.problems:
-        verdict = "scored 0" if g.status == UNREADABLE else "not graded; a re-run retries it"
+        verdict = "blank in the import files" if g.status == UNREADABLE else "not graded; a re-run retries it"
         lines.append(f"  [red]{s(g.who())}[/] ({s(g.origin)}): {s(g.problem)} ({verdict})")
-    totals = [g.score for g in run.graded if g.score is not None]
+    totals = [g.score for g in run.graded if g.status == GRADED and g.score is not None]
     possible = sum(p for _, p in questions)
     if totals:
         lines.append(
@@ -528,6 +578,8 @@ def summary(run: Run, questions: list[tuple[str, float]]) -> list[str]:
             "submissions not given this time; grades.csv lists this run's only."
         )
     lines.append("[bold]Wrote[/] " + ", ".join(s(p) for p in run.written))
+    for name, why in run.not_written.items():
+        lines.append(f"[bold]Not written[/] {s(name)}: {s(why)}")
     if run.exit_code:
         lines.append(f"[red]Needs a human[/]: see the lines above (exit status {run.exit_code}).")
     return lines

@@ -9,6 +9,10 @@ Each path given to ``attnlab grade`` is a submission file, a folder, or a ``.zip
   whose ``:submitters:`` (``:name:``, ``:email:``, ``:sid:``) say who wrote each one;
 - **Canvas bulk download**: every file named ``<name>_[LATE_]<user id>_<file id>_<original name>``;
   the files of one Canvas user id are one submission, named ``<name>_<user id>``;
+- **Moodle "Download all submissions"**: ``<full name>_<participant id>_assignsubmission_file_/``
+  folders (or files with that prefix): one submission per participant id, named ``<full name>_<id>``;
+- a Canvas or Moodle student who handed in only files that are not code (a PDF) is a submission
+  with that problem, not a student without one;
 - **a student's ``.zip``** (in any of the above): read as the folder it holds.
 
 From one student's files exactly one is graded, as the Gradescope autograder picks: the notebook,
@@ -20,7 +24,9 @@ Nothing here runs or imports student files, and only regular files are opened: a
 a socket or a symbolic link inside what was given is listed as ignored with the reason, never read.
 What cannot be read (no permission, too large, an encrypted or corrupt zip) is listed too, and a
 student left with nothing to grade because of it gets that reason as the submission's problem;
-it never stops the run. Zips are read member by member with limits on count, size and depth, and
+it never stops the run. Nor does anything else that goes wrong while one student's files are
+searched (a notebook nested too deep to compare, two submissions with one name): it is that
+student's problem, and the others are found as usual. Zips are read member by member with limits on count, size and depth, and
 on what one submission's zips may unpack; members with absolute or ``..`` paths and symbolic
 links are never written. A results folder of ``attnlab grade`` is never searched.
 
@@ -42,6 +48,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ..lms import gradescope, moodle
+from ..lms.canvas import DOWNLOAD_NAME as CANVAS
+from ..lms.identity import Student
+
 SUFFIXES = (".ipynb", ".py")
 MAX_FILE = 100 * 1024 * 1024  # bytes: anything larger is not a submission
 MAX_CODE = 16 * 1024 * 1024  # bytes of a .py (a notebook's outputs may take the rest of MAX_FILE)
@@ -50,7 +60,7 @@ MAX_UNPACKED = 4 * 1024**3  # bytes unpacked from the zips of one run and kept (
 MAX_SHARE = 256 * 1024**2  # bytes the zips of one submission may unpack (at least MAX_FILE)
 MAX_ZIP_DEPTH = 2  # a student's zip inside a whole download's zip
 MAX_DEPTH = 8  # folder levels searched inside one student's folder
-METADATA = "submission_metadata.yml"
+METADATA = gradescope.METADATA
 STORE = "submissions"  # what ``attnlab grade`` writes in its results folder, never searched
 RESULT_FILES = frozenset(
     {
@@ -64,26 +74,6 @@ RESULT_FILES = frozenset(
     }
 )
 SKIPPED_DIRS = {"__pycache__", "__MACOSX", ".ipynb_checkpoints"}
-# Canvas: sortable name lowercased without punctuation, optional LATE, user id, file id, original name
-CANVAS = re.compile(r"^(?P<name>[^\W_]+)_(?P<late>LATE_)?(?P<uid>\d+)_(?P<fid>\d+)_(?P<file>.+)$")
-
-
-@dataclass(frozen=True)
-class Student:
-    """Who wrote a submission, as far as its source says."""
-
-    name: str = ""
-    email: str = ""
-    id: str = ""  # the LMS's id: a Canvas user id, a Gradescope SID
-    login: str = ""  # a file or folder name that may be the student's login
-    # the Canvas user id, when the source says it (a Canvas bulk download, a Canvas roster's ID):
-    # ``attnlab upload canvas`` matches on it, since ``id`` may also be a Gradescope SID
-    canvas_id: str = ""
-
-    def label(self) -> str:
-        extra = ", ".join(x for x in (self.id, self.email) if x)
-        who = self.name or self.login or "?"
-        return f"{who} ({extra})" if extra else who
 
 
 @dataclass
@@ -91,7 +81,7 @@ class Submission:
     key: str  # unique in the batch, stable across downloads of the same work
     file: Path | None  # the file to grade; None when none could be chosen
     origin: str  # where it came from, for humans
-    layout: str  # file, folder, gradescope, canvas, zip
+    layout: str  # file, folder, gradescope, canvas, moodle, zip
     students: tuple[Student, ...] = ()
     notes: list[str] = field(default_factory=list)
     problem: str = ""  # why no file could be chosen
@@ -115,29 +105,6 @@ class Found:
         return Counter(s.layout for s in self.submissions)
 
 
-def find(paths: list[Path]) -> list[Path]:
-    """Submission files of a flat layout: the files given, and the ``.ipynb``/``.py`` files inside
-    given folders (``attnlab quiz grade`` names each submission by its file's stem)."""
-    found: list[Path] = []
-    for path in map(Path, paths):
-        if path.is_dir():
-            found += sorted(
-                p for p in path.iterdir() if p.suffix in SUFFIXES and p.is_file() and not p.name.startswith((".", "_"))
-            )
-        elif path.suffix in SUFFIXES and path.is_file():
-            found.append(path)
-        else:
-            raise FileNotFoundError(f"{path} is not a .ipynb or .py file or a folder of them")
-    if not found:
-        raise FileNotFoundError("no .ipynb or .py submissions in " + ", ".join(map(str, paths)))
-    names: dict[str, Path] = {}
-    for path in found:
-        if path.stem in names and names[path.stem] != path:
-            raise ValueError(f"two submissions are named {path.stem!r}: {names[path.stem]} and {path}")
-        names[path.stem] = path
-    return list(names.values())
-
-
 def discover(paths: list[Path], *, unpack: Path, release: Path | None = None, exclude: Path | None = None) -> Found:
     """Every submission in ``paths``, with what was ignored and why.
 
@@ -155,14 +122,14 @@ def discover(paths: list[Path], *, unpack: Path, release: Path | None = None, ex
     (a Gradescope export's metadata, Canvas-named files, zips inside it, or more than one file to
     grade) it is read as a whole download; a zip with nothing to grade in it is one submission with
     that problem. Between two submissions with one name from different ``paths`` nothing is
-    guessed: that raises ``ValueError`` (the same file named twice counts once).
+    guessed: each is a problem, named apart (the same file named twice counts once).
 
     A file, a folder or a zip that cannot be read (no permission, not a regular file, over a limit,
     encrypted, corrupt) is listed as ignored with the reason, and a submission left with nothing
     to grade because of it says so in its ``problem``; only regular files are ever opened.
 
     Raises ``FileNotFoundError`` when nothing can be graded or a path does not exist, and
-    ``ValueError`` for two submissions with one name or unreadable Gradescope metadata.
+    ``ValueError`` for unreadable Gradescope metadata.
     """
     finder = _Finder(Path(unpack), _fingerprints(release), _resolved(Path(exclude)) if exclude else None)
     finder.given_zips = max(1, sum(Path(p).suffix.lower() == ".zip" for p in paths))
@@ -193,13 +160,27 @@ def discover(paths: list[Path], *, unpack: Path, release: Path | None = None, ex
         raise FileNotFoundError(
             "no .ipynb or .py submissions in " + ", ".join(map(str, paths)) + (f" (ignored {why})" if why else "")
         )
-    seen: dict[str, Submission] = {}
+    return Found(_named_once(subs), finder.ignored)
+
+
+def _named_once(subs: list[Submission]) -> list[Submission]:
+    """The submissions with the same file named twice counted once. Submissions from different
+    paths sharing a name are each a problem (nothing is guessed), under a name of their own."""
+    named: dict[str, list[Submission]] = {}
     for sub in subs:
-        other = seen.get(sub.key)
-        if other is not None and not (sub.file and other.file and _resolved(sub.file) == _resolved(other.file)):
-            raise ValueError(f"two submissions are named {sub.key!r}: {other.origin} and {sub.origin}")
-        seen.setdefault(sub.key, sub)
-    return Found(list(seen.values()), finder.ignored)
+        same = named.setdefault(sub.key, [])
+        if not any(sub.file and other.file and _resolved(sub.file) == _resolved(other.file) for other in same):
+            same.append(sub)
+    out: list[Submission] = []
+    for key, same in named.items():
+        if len(same) > 1:
+            where = " and ".join(other.origin for other in same[:3]) + (" ..." if len(same) > 3 else "")
+            for sub in same:
+                digest = hashlib.sha256(sub.origin.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+                sub.key, sub.file = f"{key}-{digest}", None
+                sub.problem = f"{len(same)} submissions are named {key!r} ({where}): a human must say whose each is"
+        out += same
+    return out
 
 
 class _Finder:
@@ -258,7 +239,13 @@ class _Finder:
             return
         own = bool(self.results(root))  # `--out X X`: grade X's files, not what attnlab grade wrote there
         kinds = {p.name: st.st_mode for p, st in entries}
-        gradescope = _gradescope_metadata(root / METADATA, shown) if stat.S_ISREG(kinds.get(METADATA, 0)) else None
+        submitters = None
+        if stat.S_ISREG(kinds.get(METADATA, 0)):
+            try:
+                data = read_regular(root / METADATA, follow=False)
+            except OSError as e:
+                raise ValueError(f"{shown}/{METADATA} cannot be read: {reason(e)}") from None
+            submitters = gradescope.submitters(data, f"{shown}/{METADATA}")
         files: list[Path] = []
         dirs: list[Path] = []
         for p, st in entries:
@@ -281,21 +268,22 @@ class _Finder:
                 files.append(p)
             else:
                 self.ignore(where, f"{_what(mode)}, not a regular file")
+        files = [f for f in files if not (submitters is not None and f.name == METADATA)]
+        canvas = {f: m for f in files if (m := CANVAS.match(f.name))}
+        by_moodle = {p: m for p in (*files, *dirs) if (m := moodle.DOWNLOAD_NAME.match(p.name))}
+        if canvas and len(canvas) * 2 > len(files):  # a Canvas download, perhaps with a stray file
+            self.download("canvas", canvas, shown)
+            self.strays([f for f in files if f not in canvas], shown, "Canvas", "<name>_<user id>_<file id>_<file>")
+            files = []
+        elif by_moodle and len(by_moodle) * 2 > len(files) + len(dirs):  # Moodle's, folders or files
+            self.download("moodle", by_moodle, shown)
+            strays = [p for p in (*files, *dirs) if p not in by_moodle]
+            self.strays(strays, shown, "Moodle", "<full name>_<participant id>_assignsubmission_...")
+            files, dirs = [], []
         candidates = [f for f in files if f.suffix in SUFFIXES or f.suffix.lower() == ".zip"]
         for f in files:
-            if f not in candidates and not (gradescope is not None and f.name == METADATA):
+            if f not in candidates:
                 self.ignore(f"{shown}/{f.name}", "not a .py, .ipynb or .zip file")
-        canvas = {f: m for f, m in ((f, CANVAS.match(f.name)) for f in candidates) if m}
-        if canvas and len(canvas) * 2 > len(candidates):  # a Canvas download, perhaps with a stray file
-            self.canvas(canvas, shown)
-            for f in candidates:
-                if f not in canvas:
-                    self.ignore(
-                        f"{shown}/{f.name}",
-                        "not named as Canvas names the rest of this download "
-                        "(<name>_<user id>_<file id>_<file>), so not graded: a human must say whose it is",
-                    )
-            candidates = []
         groups: dict[str, list[Path]] = {}
         for f in candidates:
             if f.name == "__init__.py":
@@ -303,8 +291,8 @@ class _Finder:
             else:
                 groups.setdefault(f.stem, []).append(f)
         for d in dirs:
-            if gradescope is not None:
-                students = gradescope.get(d.name)
+            if submitters is not None:
+                students = submitters.get(d.name)
                 sub = self.bundle(d.name, [d], f"{shown}/{d.name}", "gradescope", students or (Student(login=d.name),))
                 if students is None:
                     sub.notes.append(f"not listed in {METADATA}")
@@ -322,8 +310,15 @@ class _Finder:
             self.bundle(key, roots, where, layout, (Student(login=key),))
 
     def zipped(self, path: Path) -> None:
-        """A zip named on the command line: one student's submission or a whole download."""
+        """A zip named on the command line: one student's submission or a whole download; what
+        goes wrong while it is read is the problem of the submission it is named for."""
         mark = len(self.written)
+        try:
+            self._zipped(path, mark)
+        except Exception as e:  # noqa: BLE001 - (see ``bundle``)
+            self.failed(path.stem, str(path), "zip", (Student(login=path.stem),), e, mark)
+
+    def _zipped(self, path: Path, mark: int) -> None:
         self.share, self.refused = MAX_UNPACKED // self.given_zips, []
         self.over = f"unpacks to more than {_size(self.share)}, its share of what the run may unpack"
         try:
@@ -372,17 +367,42 @@ class _Finder:
         # (nothing to grade in it: the zip's own problem, with what could not be read)
         return notebooks == 1 or (notebooks == 0 and scripts <= 1)
 
-    def canvas(self, matches: dict[Path, re.Match], shown: str) -> None:
+    def download(self, lms: str, matches: dict[Path, re.Match], shown: str) -> None:
+        """An LMS's download: each student's files (and, from Moodle, folders) by the id in their
+        names. A student who handed in only files that are not code gets that as the problem."""
         groups: dict[str, list[Path]] = {}
-        for f, m in matches.items():
-            groups.setdefault(m["uid"], []).append(f)
-        for uid, files in groups.items():
-            first = matches[files[0]]
+        for p, m in matches.items():
+            groups.setdefault(m["uid" if lms == "canvas" else "pid"], []).append(p)
+        for uid, found in groups.items():
+            first = matches[found[0]]
             key = f"{first['name']}_{uid}"
-            where = f"{shown}/{files[0].name}" if len(files) == 1 else f"{shown}/{first['name']}_*{uid}_*"
-            sub = self.bundle(key, files, where, "canvas", (Student(id=uid, login=first["name"], canvas_id=uid),))
-            if any(matches[f]["late"] for f in files):
+            if lms == "canvas":
+                student = Student(id=uid, login=first["name"], canvas_id=uid)
+                where = f"{shown}/{found[0].name}" if len(found) == 1 else f"{shown}/{first['name']}_*{uid}_*"
+            else:
+                student = moodle.student(first)
+                where = f"{shown}/{found[0].name}" if len(found) == 1 else f"{shown}/{key}_*"
+            roots = [p for p in found if p.is_dir() or p.suffix in SUFFIXES or p.suffix.lower() == ".zip"]
+            for p in found:
+                if p not in roots:
+                    self.ignore(f"{shown}/{p.name}", "not a .py, .ipynb or .zip file")
+            if roots:
+                sub = self.bundle(key, roots, where, lms, (student,))
+            else:
+                names = ", ".join(matches[p]["file"] for p in found[:5])
+                sub = Submission(key, None, where, lms, (student,))
+                sub.problem = f"only files that are not code ({names}): nothing to grade, a human must look"
+                self.add(sub)
+            if lms == "canvas" and any(matches[p]["late"] for p in found):
                 sub.notes.append("late (Canvas)")
+
+    def strays(self, paths: list[Path], shown: str, lms: str, pattern: str) -> None:
+        for p in paths:
+            self.ignore(
+                f"{shown}/{p.name}",
+                f"not named as {lms} names the rest of this download ({pattern}), so not graded: "
+                "a human must say whose it is",
+            )
 
     # ---- one student's files: folders, zips and files, searched for the one to grade
     def bundle(
@@ -397,10 +417,42 @@ class _Finder:
     ) -> Submission:
         """One submission from ``roots``; what its zips unpacked and it does not grade is deleted
         again from the scratch folder (from ``mark`` in ``written``, when given). ``refused``: what
-        of it could not be read before (a zip named on the command line)."""
+        of it could not be read before (a zip named on the command line).
+
+        Whatever goes wrong while one student's files are searched (a file too deep to compare,
+        a limit of the machine) is that student's problem, never the run's."""
+        mark = len(self.written) if mark is None else mark
+        try:
+            return self._bundle(key, roots, origin, layout, students, mark, refused)
+        except Exception as e:  # noqa: BLE001 - any failure on one student's files is theirs alone
+            return self.failed(key, origin, layout, students, e, mark)
+
+    def failed(
+        self, key: str, origin: str, layout: str, students: tuple[Student, ...], e: Exception, mark: int
+    ) -> Submission:
+        """A submission whose files could not be searched, with why; what it unpacked is deleted."""
+        for p, n in self.written[mark:]:
+            with contextlib.suppress(OSError):
+                p.unlink()
+                self.unpacked -= n
+        del self.written[mark:]
+        sub = Submission(key, None, origin, layout, students)
+        sub.problem = f"its files could not be searched ({type(e).__name__}: {str(e)[:120]}): a human must look"
+        self.add(sub)
+        return sub
+
+    def _bundle(
+        self,
+        key: str,
+        roots: list[Path],
+        origin: str,
+        layout: str,
+        students: tuple[Student, ...],
+        mark: int,
+        refused: list[str] | None,
+    ) -> Submission:
         found: list[tuple[Path, str]] = []
         others: list[str] = []
-        mark = len(self.written) if mark is None else mark
         self.share, self.refused = MAX_SHARE, list(refused or [])
         self.over = f"unpacks to more than {_size(MAX_SHARE)}, more than one submission may use"
         try:
@@ -712,33 +764,6 @@ def _is_results(folder: Path) -> bool:
     return False
 
 
-def _gradescope_metadata(path: Path, shown: str) -> dict[str, tuple[Student, ...]]:
-    """Folder name -> submitters, from a Gradescope export's ``submission_metadata.yml``."""
-    import yaml
-
-    try:
-        data = yaml.safe_load(read_regular(path, follow=False).decode("utf-8-sig"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise ValueError(f"{shown}/{METADATA} cannot be read: {type(e).__name__}: {str(e)[:200]}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{shown}/{METADATA} is not a Gradescope export's metadata (no submissions in it)")
-    out: dict[str, tuple[Student, ...]] = {}
-    for folder, record in data.items():
-        submitters = record.get(":submitters") if isinstance(record, dict) else None
-        if not isinstance(submitters, list):
-            continue
-        out[str(folder)] = tuple(
-            Student(name=_text(s.get(":name")), email=_text(s.get(":email")), id=_text(s.get(":sid")))
-            for s in submitters
-            if isinstance(s, dict)
-        )
-    return out
-
-
-def _text(value: object) -> str:
-    return "" if value is None else str(value).strip()
-
-
 def _fingerprint(path: Path) -> str:
     """Equal for a file and an untouched copy of it: a notebook by its code cells only (running
     it changes outputs and counts), a .py by its text with any line endings."""
@@ -750,7 +775,7 @@ def _fingerprint(path: Path) -> str:
         try:
             cells = json.loads(data)["cells"]
             data = json.dumps([_source(c) for c in cells if c.get("cell_type") == "code"]).encode()
-        except (ValueError, KeyError, TypeError, AttributeError):
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):  # (compared as bytes)
             pass
     else:
         data = data.replace(b"\r\n", b"\n")

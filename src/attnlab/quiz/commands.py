@@ -7,9 +7,11 @@ from pathlib import Path
 
 import click
 
+from ..lms.identity import QUIZ_ID
 from . import bank
 from .check import check as check_answer
 from .interactive import run as run_interactive
+from .kinds import KINDS
 from .variants import illustration
 from .verify import verify as run_verify
 
@@ -38,7 +40,7 @@ def quiz(ctx: click.Context, student: str | None, course: Path | None) -> None:
 @quiz.command("check", context_settings={"ignore_unknown_options": True})
 @click.argument("item_id", metavar="ID")
 @click.argument("answer", nargs=-1, required=True, type=click.UNPROCESSED)
-@click.option("--student", default=None, help="Your student id as on the roster: numeric items use your numbers.")
+@click.option("--student", default=None, help="Your student number as on the roster: numeric items use your numbers.")
 @click.pass_context
 def check_cmd(ctx: click.Context, item_id: str, answer: tuple[str, ...], student: str | None) -> None:
     """Check ANSWER to question ID.
@@ -58,7 +60,7 @@ def check_cmd(ctx: click.Context, item_id: str, answer: tuple[str, ...], student
 
 @quiz.command("show")
 @click.argument("item_id", metavar="ID")
-@click.option("--student", default=None, help="Your student id as on the roster: show your own numbers.")
+@click.option("--student", default=None, help="Your student number as on the roster: show your own numbers.")
 @click.pass_context
 def show_cmd(ctx: click.Context, item_id: str, student: str | None) -> None:
     """Show question ID, with your own numbers for numeric questions."""
@@ -69,6 +71,9 @@ def show_cmd(ctx: click.Context, item_id: str, student: str | None) -> None:
     item = items[item_id]
     who = student or (ctx.obj or {}).get("student")
     click.echo(f"{item.title} ({item.points:g} pt)\n{illustration(student=who).render(item.prompt)}")
+    if KINDS[item.type].per_student:
+        whose = f"student {who}'s numbers" if who else "the notes' numbers; yours differ"
+        click.echo(f"({whose}: your quiz is graded with the numbers of {QUIZ_ID}; pass it as --student)")
     for label, text in item.options.items():
         click.echo(f"  {label}) {text}")
 
@@ -125,7 +130,17 @@ def list_cmd() -> None:
     "out",
     required=True,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for quiz_grades.csv, each submission's results.json and the free-response answers.",
+    help="Folder for quiz_grades.csv, the import files, each submission's results.json and the free-response answers.",
+)
+@click.option(
+    "--roster",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Canvas gradebook export (CSV): names students, gives their student numbers; writes canvas_import.csv.",
+)
+@click.option("--column", default=None, help="The roster's quiz column, by title or Canvas id.")
+@click.option(
+    "--scale", is_flag=True, help="Scale canvas_import.csv's totals to the roster's Points Possible when they differ."
 )
 @click.option(
     "--hand-graded",
@@ -135,24 +150,45 @@ def list_cmd() -> None:
     help="The free-response points you graded by hand (RESULTS/free_response/hand_graded.csv, "
     "filled in): merged into each submission's total.",
 )
-def grade_cmd(submissions: tuple[Path, ...], out: Path, hand_graded: Path | None) -> None:
-    """Grade quiz notebooks and .py files (or folders of them) by reading their answers as text.
-    Free-response answers are gathered into RESULTS/free_response/, one file per question, with a
-    sheet for their points; give it back with --hand-graded."""
+def grade_cmd(
+    submissions: tuple[Path, ...],
+    out: Path,
+    roster: Path | None,
+    column: str | None,
+    scale: bool,
+    hand_graded: Path | None,
+) -> None:
+    """Grade quiz notebooks and .py files (or folders, zips, LMS downloads of them) by reading their
+    answers as text. Students are identified as `attnlab grade` identifies them; numeric questions use
+    the numbers of the student number. Free-response answers are gathered into RESULTS/free_response/,
+    one file per question, with a sheet for their points; give it back with --hand-graded.
+
+    \b
+    Exit status: 0 all graded; 1 nothing graded (the message says why); 3 graded, but something
+    needs a human (listed)."""
+    from ..grade.report import shown
     from . import batch, handgrading
 
     try:
-        results = batch.main(submissions=list(submissions), out=out, hand_graded=hand_graded)
+        run = batch.main(
+            submissions=list(submissions), out=out, roster=roster, column=column, scale=scale, hand_graded=hand_graded
+        )
     except (ValueError, FileNotFoundError) as err:
         raise click.ClickException(str(err)) from None
     except OSError as err:
         raise click.ClickException(f"{err.strerror or err}: {err.filename}" if err.filename else str(err)) from None
-    for name in sorted(results):
-        click.echo(f"{name}: {results[name]['score']:g}")
-    click.echo(f"wrote {out / 'quiz_grades.csv'}")
+    for row in sorted(run.rows, key=lambda r: r.submission):
+        total = "-" if row.total is None else f"{row.total:g}"
+        click.echo(f"{shown(row.submission)}: {total}" + (f" ({row.status}: {row.problem})" if row.problem else ""))
+    if run.matching is not None and run.matching.unmatched:
+        click.echo("no roster student: " + ", ".join(map(shown, run.matching.unmatched)))
+    for name, why in run.not_written.items():
+        click.echo(f"not written {name}: {why}")
+    click.echo("wrote " + ", ".join(str(p) for p in run.written))
     if handgrading.items():
         sheet = out / handgrading.FOLDER / handgrading.SHEET
         click.echo(
             f"wrote {out / handgrading.FOLDER}/: the free-response answers, one file per question; "
             f"grade them in {sheet} and run this again with --hand-graded {sheet}"
         )
+    sys.exit(run.exit_code)

@@ -27,6 +27,7 @@ from pathlib import Path
 import nbformat
 
 from .. import otterzip, paths
+from ..lms.identity import QUIZ_ID
 from .bank import Item, default_folder, load
 from .kinds import KINDS
 from .variants import illustration
@@ -133,8 +134,7 @@ def question(item: Item) -> str:
     if KINDS[item.type].per_student:
         lines += [
             f"These are the notes' numbers; your quiz is graded with your own. See them with "
-            f"`attnlab quiz show {item.id} --student YOUR_ID` (your student id as on the course "
-            "roster).",
+            f"`attnlab quiz show {item.id} --student YOUR_ID`, where YOUR_ID is {QUIZ_ID}.",
             "",
         ]
     kind = KINDS[item.type]

@@ -1,10 +1,16 @@
-"""The roster (a Canvas gradebook export) and the Canvas import file filled from it.
+"""Canvas: its bulk-download file names, the roster (a gradebook export) and the import file
+filled from it. (Its REST upload: ``canvas_upload``, ``canvas_rest``.)
+
+A "Download Submissions" zip names every file ``<name>_[LATE_]<user id>_<file id>_<original
+name>`` (``DOWNLOAD_NAME``): the sortable name lowercased without punctuation, and the Canvas user id.
 
 The roster is read and checked before any grading: a CSV (comma, semicolon or tab separated) in
 UTF-8 (with or without a BOM), UTF-16 with a BOM, or else Latin-1, with the columns ``Student`` and
 ``ID`` (Canvas's own ``SIS User ID``, ``SIS Login ID``, ``Section`` and ``Email`` are used when
-present), one student per row, no ID twice. Canvas's "Points Possible" rows above the students are
-skipped.
+present), one student per row, no ID twice. Canvas's "Points Possible" row above the students gives
+the assignment column's points, checked against the autograder's total before anything is graded
+(``check_points``): a mismatch is refused with the message ``attnlab upload canvas`` gives, unless
+the totals are scaled to the roster's points.
 
 The grade goes into the roster's existing assignment column, chosen by its title or its Canvas id
 (``pe_attention (12345)`` is chosen by ``pe_attention`` or ``12345``). Only a roster without any
@@ -23,16 +29,19 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import userfiles
-from .discover import Student, Submission
-from .report import csv_text, write_atomic
+from ..grade.report import csv_text, write_atomic
+from .identity import Identified, Student
 
 IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 OPTIONAL = ("SIS User ID", "SIS Login ID", "Section", "Email")
 REQUIRED = ("Student", "ID")
+# sortable name lowercased without punctuation, optional LATE, user id, file id, original name
+DOWNLOAD_NAME = re.compile(r"^(?P<name>[^\W_]+)_(?P<late>LATE_)?(?P<uid>\d+)_(?P<fid>\d+)_(?P<file>.+)$")
 ASSIGNMENT_COLUMN = re.compile(r"^(?P<title>.*\S)\s+\((?P<id>\d+)\)$")
 
 
@@ -47,6 +56,9 @@ class Roster:
     column: str  # the assignment column's header
     new_column: bool  # no assignment column existed: the import adds one
     encoding: str
+    points: float | None = None  # the column's Points Possible, when the roster says it
+    scale: float = 1.0  # totals are multiplied by this in the import (``check_points``)
+    may_scale: bool = False  # --scale: a mismatch of points scales instead of refusing
 
 
 @dataclass
@@ -57,8 +69,9 @@ class Matching:
     clashes: dict[int, list[str]] = field(default_factory=dict)  # a row claimed by several submissions
 
 
-def load(path: Path, *, column: str | None, assignment: str) -> Roster:
-    """The roster, checked; ``RosterError`` says what is wrong with it and where."""
+def load(path: Path, *, column: str | None, assignment: str, scale: bool = False) -> Roster:
+    """The roster, checked; ``RosterError`` says what is wrong with it and where. ``scale``: a
+    Points Possible other than the autograder's total scales the import (``check_points``)."""
     path = Path(path)
     text, encoding = _decode(path)
     lines = text.splitlines()
@@ -79,6 +92,7 @@ def load(path: Path, *, column: str | None, assignment: str) -> Roster:
             f"{', '.join(header[:8]) or 'none'}); expected a Canvas gradebook export"
         )
     students: list[dict[str, str]] = []
+    possible: dict[str, str] = {}
     seen: dict[tuple[str, str], int] = {}
     for number, cells in enumerate(table[1:], start=2):
         if not any(c.strip() for c in cells):
@@ -86,6 +100,8 @@ def load(path: Path, *, column: str | None, assignment: str) -> Roster:
         row = {n: (cells[i].strip() if i < len(cells) else "") for i, n in enumerate(names)}
         if not row["ID"]:
             if not students and (row["Student"].startswith("Points Possible") or not row["Student"]):
+                if row["Student"].startswith("Points Possible"):
+                    possible = row
                 continue  # Canvas's rows above the students
             raise RosterError(f"{path}, line {number}: {row['Student'] or 'a row'} has no ID")
         for col in ("ID", "SIS User ID", "SIS Login ID"):
@@ -102,7 +118,39 @@ def load(path: Path, *, column: str | None, assignment: str) -> Roster:
     if not students:
         raise RosterError(f"{path} has no student rows")
     chosen, new = _choose_column(path, header, column or assignment, column is not None)
-    return Roster(path, students, chosen, new, encoding)
+    points = _number(possible.get(chosen, "")) if not new else None
+    return Roster(path, students, chosen, new, encoding, points, may_scale=scale)
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text.replace(",", ""))
+    except ValueError:
+        return None
+    return value if value == value and abs(value) != float("inf") else None
+
+
+def points_mismatch(name: str, points: float | None, possible: float) -> str:
+    """The words for a Canvas assignment whose points are not the autograder's total."""
+    theirs = "no points" if points is None else f"{points:g} points"
+    return (
+        f"assignment {name} is worth {theirs} in Canvas but the autograder's total is {possible:g}: "
+        f"set its points in Canvas to {possible:g}"
+    )
+
+
+def check_points(roster: Roster, possible: float) -> None:
+    """Refuse a roster whose assignment column is worth other points than ``possible`` (when it
+    ``may_scale``, the import's totals are scaled to the roster's points instead)."""
+    if roster.points is None or abs(roster.points - possible) <= 1e-9:
+        return
+    if roster.may_scale and possible > 0:
+        roster.scale = roster.points / possible
+        return
+    raise RosterError(
+        f"{roster.path}: {points_mismatch(repr(roster.column), roster.points, possible)} and export the "
+        f"gradebook again, or give --scale to fill in totals scaled to {roster.points:g}"
+    )
 
 
 MAX_ROSTER_BYTES = 64 * 2**20  # a gradebook export of tens of thousands of students is a few MB
@@ -149,7 +197,7 @@ def _choose_column(path: Path, header: list[str], wanted: str, explicit: bool) -
     )
 
 
-def match(roster: Roster, submissions: list[Submission]) -> Matching:
+def match(roster: Roster, submissions: Sequence[Identified]) -> Matching:
     """Which roster rows each submission's students are, by the rules in the module docstring."""
     index: dict[tuple[str, str], int] = {}
     # column by column, so that one student's ID always wins over another's SIS User ID
@@ -194,15 +242,17 @@ def _row_of(student: Student, index: dict[tuple[str, str], int]) -> int | None:
 
 def write(out: Path, roster: Roster, matching: Matching, totals: dict[str, float | None], possible: float) -> Path:
     """``canvas_import.csv``: the roster's students with the total of their submission in the
-    assignment column; empty (Canvas leaves it unchanged) without a total or when two
-    submissions claim one student."""
+    assignment column (scaled as ``check_points`` decided); empty (Canvas leaves it unchanged)
+    without a total (``totals`` holds None for anything not graded) or when two submissions
+    claim one student."""
     score: dict[int, str] = {}
     for key, rows in matching.rows.items():
         total = totals.get(key)
         for at in rows:
             if total is not None and at not in matching.clashes:
-                score[at] = f"{total:g}"
-    table = [[*IDENTITY, roster.column], ["Points Possible", "", "", "", "", f"{possible:g}"]]
+                score[at] = f"{total if roster.scale == 1.0 else round(total * roster.scale, 2):g}"
+    points = roster.points if roster.points is not None and roster.scale != 1.0 else possible
+    table = [[*IDENTITY, roster.column], ["Points Possible", "", "", "", "", f"{points:g}"]]
     for i, row in enumerate(roster.students):
         table.append([row.get(c, "") for c in IDENTITY] + [score.get(i, "")])
     path = Path(out) / "canvas_import.csv"
@@ -220,4 +270,24 @@ def student(roster: Roster, row: int) -> Student:
         id=r["ID"],
         login=login,
         canvas_id=r["ID"],  # a Canvas gradebook export's ID is the Canvas user id
+        number=r.get("SIS User ID", ""),
     )
+
+
+def fill_identities(subs: Sequence[Identified], roster: Roster, matching: Matching) -> None:
+    """Names, ids and emails the roster knows and the submission's source did not say."""
+    for sub in subs:
+        rows = matching.rows.get(sub.key)
+        if rows and len(rows) == len(sub.students):  # (a group with an unmatched student keeps its own)
+            sub.students = tuple(
+                Student(
+                    name=s.name or r.name,
+                    email=s.email or r.email,
+                    id=s.id or r.id,
+                    login=s.login,
+                    canvas_id=s.canvas_id or r.canvas_id,
+                    number=s.number or r.number,
+                    participant=s.participant,
+                )
+                for s, r in zip(sub.students, (student(roster, row) for row in rows), strict=True)
+            )

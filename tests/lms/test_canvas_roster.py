@@ -4,8 +4,9 @@ import csv
 
 import pytest
 
-from attnlab.grade import canvas
-from attnlab.grade.discover import Student, Submission
+from attnlab.lms import canvas
+from attnlab.grade.discover import Submission
+from attnlab.lms.identity import Student
 
 from layouts import CANVAS_ROSTER
 
