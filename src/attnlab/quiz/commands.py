@@ -16,7 +16,8 @@ from .variants import illustration
 from .verify import verify as run_verify
 
 
-@click.group(invoke_without_command=True)
+# -h as well as --help, as in the attnlab command: set here too, since this group also runs on its own
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--student", default=None, help="Student id: numeric items use this student's numbers.")
 @click.option(
     "--course",
