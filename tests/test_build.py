@@ -81,3 +81,67 @@ def test_does_the_autograder_zip_carry_the_assignments_sandbox_settings_beside_i
         target = build.autograder_zip(out=tmp_path / "dist", assignment="pe_attention")
     with zipfile.ZipFile(target) as zf:
         assert zf.read("sandbox.yaml").decode() == settings and "tests/causal_mask.py" in zf.namelist()
+
+
+def _course_with(tmp_path, *, planted: str = "", key: str = ""):
+    """A copy of the course with ``planted`` after the reference softmax's result (e.g. ``* 1.01``) and
+    the graded item wavelength's key replaced by ``key``."""
+    from attnlab import course
+
+    mine = course.new(dest=tmp_path / "course")
+    if planted:
+        solution = mine / "solutions" / "pe_attention" / "pe_attention.py"
+        right = "    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)\n"
+        text = solution.read_text()
+        assert text.count(right) == 1, "the planted bug needs the reference softmax's return line"
+        solution.write_text(text.replace(right, right.rstrip("\n") + f" {planted}\n"))
+    if key:
+        bank = mine / "quiz" / "1_positional_encoding.yaml"
+        right = "  key: 2*pi*10000**(2*i/d_model)\n"
+        text = bank.read_text()
+        assert text.count(right) == 1, "the corrupted key needs wavelength's key line"
+        bank.write_text(text.replace(right, f"  key: {key}\n"))
+    return mine
+
+
+def _build(mine, out, *options):
+    from click.testing import CliRunner
+
+    from attnlab import cli
+
+    result = CliRunner().invoke(cli.main, ["build", "--course", str(mine), "--out", str(out), *options])
+    return result.exit_code, result.output
+
+
+def test_does_build_refuse_a_reference_softmax_that_its_own_tests_fail(tmp_path):
+    """A bug in the reference would grade every student against it: the build names the function
+    and its failing test, and writes nothing."""
+    code, output = _build(_course_with(tmp_path, planted="* 1.01"), tmp_path / "dist")
+    assert code != 0 and "Traceback" not in output
+    assert "the reference `softmax` scores 1 of 6" in output and "'softmax - 2'" not in output
+    assert "first 'softmax - 1'" in output and "--unchecked" in output
+    assert not (tmp_path / "dist" / "student.zip").exists()
+
+
+def test_does_build_refuse_a_quiz_key_that_quiz_verify_rejects(tmp_path):
+    code, output = _build(_course_with(tmp_path, key="2*pi*10000**(i/d_model)"), tmp_path / "dist")
+    assert code != 0 and "item wavelength" in output and "softmax" not in output
+    assert not (tmp_path / "dist" / "quiz_canvas.zip").exists()
+
+
+def test_does_an_unchecked_build_ship_and_say_what_it_ships_unchecked(tmp_path):
+    code, output = _build(
+        _course_with(tmp_path, planted="* 1.01", key="2*pi*10000**(i/d_model)"), tmp_path / "dist", "--unchecked"
+    )
+    assert code == 0 and (tmp_path / "dist" / "student.zip").is_file()
+    unchecked = output.split("SHIPPED UNCHECKED", 1)[1].split("wrote ", 1)[0]
+    assert "item wavelength" in unchecked and "the reference `softmax`" in unchecked
+
+
+def test_does_the_bundled_course_pass_its_own_checks():
+    from attnlab import selfcheck
+
+    checks = selfcheck.run(assignments=paths.assignments())
+    total = build.points_possible()
+    assert not checks.failures
+    assert f"the reference of {paths.ASSIGNMENT} ({total:g} of {total:g} points" in checks.summary()

@@ -2,7 +2,7 @@
 
 from click.testing import CliRunner
 
-from attnlab import cli
+from attnlab import cli, paths
 
 
 def _run(*args):
@@ -93,3 +93,53 @@ def test_is_a_timeout_that_is_not_a_number_of_seconds_a_usage_error(tmp_path):
     for value in ("nan", "inf", "1e308"):
         code, output, _ = _run("grade", str(sub), "--out", str(tmp_path / "r"), "--timeout", value)
         assert code == 2 and "--timeout" in output and "Traceback" not in output
+
+
+def _commands(group, path=()):
+    """Every command path of ``group`` (lazy subgroups included), the group's own first."""
+    import click
+
+    yield path
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            yield from _commands(command, (*path, name))
+        else:
+            yield (*path, name)
+
+
+def test_does_dash_h_show_the_help_in_every_command():
+    for group in (cli.main, cli.student):
+        for path in _commands(group):
+            short = CliRunner().invoke(group, [*path, "-h"])
+            long = CliRunner().invoke(group, [*path, "--help"])
+            assert short.exit_code == 0 and short.output == long.output, (group.name, path, short.output)
+
+
+def test_is_piped_output_left_unwrapped(tmp_path):
+    """A path longer than a terminal is wide comes out whole on one line when the output is piped."""
+    import subprocess
+    import sys
+
+    folder = tmp_path / ("a-folder-with-a-name-much-longer-than-eighty-columns-" * 2).rstrip("-")
+    folder.mkdir()
+    (folder / "empty.py").write_text("")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "COLUMNS"}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from attnlab import cli; cli.run(cli.main)",
+            "grade",
+            str(folder),
+            "--out",
+            str(folder / "r"),
+        ]
+        + ["--course", str(paths.kit_root())],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert str(folder / "r" / "grades.csv") in done.stderr, done.stderr

@@ -152,7 +152,9 @@ def scan(received: dict[str, str], found: dict[str, set[str]]) -> dict[str, dict
     }
     leaks = {kind: {w: s for w, s in by_where.items() if s} for kind, by_where in leaks.items()}
     for where, text in received.items():
-        if re.search(r"attnlab/quiz/quiz/[^/]+\.yaml$", where) and not where.endswith(bank.DEFINITIONS_FILE):
+        if re.search(r"attnlab/quiz/quiz/[^/]+\.yaml$", where) and not where.endswith(
+            (bank.DEFINITIONS_FILE, bank.SETTINGS_FILE)
+        ):
             kept = [
                 e["id"]
                 for e in yaml.safe_load(text) or []

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from attnlab import course, paths, release, student_tool
+from attnlab import paths, release, student_tool
 from attnlab.quiz import bank
 
 PACKAGE = Path(student_tool.__file__).resolve().parent
@@ -109,12 +109,10 @@ def test_does_a_student_check_their_work_in_the_unzipped_folder(dist, unpacked, 
     assert f"checking {paths.ASSIGNMENT}.py" in done.stdout and "All public tests passed" in done.stdout
 
 
-def test_does_the_student_quiz_say_graded_by_your_instructor_and_check_practice_items(tmp_path):
-    mine = course.new(dest=tmp_path / "course")
-    site = tmp_path / "site"
-    (tmp_path / "dist").mkdir()
-    zipfile.ZipFile(student_tool.build_wheel(out=tmp_path / "dist", bank_dir=mine / "quiz")).extractall(site)
-    items = bank.load(mine / "quiz")
+def test_does_the_student_quiz_say_graded_by_your_instructor_and_check_practice_items(unpacked, tmp_path):
+    """The session's wheel, built from the course's bank (a wheel of its own would cost a build)."""
+    site = unpacked
+    items = bank.load(paths.quiz_dir())
     assert items["pe-dim1"].practice and not items["wavelength"].practice
     graded = _student(site, tmp_path, "quiz", "check", "wavelength", "2*pi")
     assert "graded by your instructor" in graded.stdout and "Traceback" not in graded.stderr
@@ -133,3 +131,34 @@ def test_does_check_outside_an_assignment_folder_tell_the_student_where_to_run_i
     lost = _student(unpacked, tmp_path, "check")
     assert lost.returncode == 2 and "the assignment folder you unzipped" in lost.stderr
     assert "Traceback" not in lost.stderr
+
+
+@pytest.mark.parametrize("folder_name", ["hw3", "pe_attention (1)"])
+def test_does_check_find_the_assignment_in_a_folder_named_otherwise(dist, tmp_path, monkeypatch, folder_name):
+    """Students unzip into folders of their own naming; the files inside say which assignment it is,
+    and a scratch file of theirs beside it does not."""
+    from attnlab import check
+
+    zipfile.ZipFile(dist / "student.zip").extractall(tmp_path)
+    folder = (tmp_path / paths.ASSIGNMENT).rename(tmp_path / folder_name)
+    (folder / "scratch.py").write_text("import numpy as np\nprint(np.eye(2))\n")
+    monkeypatch.chdir(folder)
+    found, tests = check.locate(submission=None, assignment=None)
+    assert found.parent == folder and found.stem == paths.ASSIGNMENT and tests == folder / "tests"
+
+
+def test_does_the_wheel_bring_a_kernel_for_the_notebook(wheel, dist):
+    """A fresh environment with only the wheel must run the notebook (`jupyter nbconvert --execute`):
+    the wheel requires ipykernel, which provides the kernel the notebook names."""
+    import json
+
+    name = f"{student_tool.NAME}-{student_tool.__version__}.dist-info"
+    meta = zipfile.ZipFile(wheel).read(f"{name}/METADATA").decode()
+    required = {
+        line.split(":", 1)[1].strip().split(">")[0].split("<")[0].split("=")[0]
+        for line in meta.splitlines()
+        if line.startswith("Requires-Dist:")
+    }
+    assert "ipykernel" in required
+    notebook = json.loads(zipfile.ZipFile(dist / "student.zip").read(f"{paths.ASSIGNMENT}/{paths.ASSIGNMENT}.ipynb"))
+    assert notebook["metadata"]["kernelspec"]["name"] == "python3"  # the name ipykernel registers

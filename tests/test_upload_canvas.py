@@ -431,11 +431,13 @@ def test_are_quiz_results_sent_too(tmp_path):
     """(issue 35.1) RESULTS of `attnlab quiz grade`: each graded student's quiz total, matched by
     the Canvas user id of the bulk download; a quiz that could not be graded is not sent."""
     from attnlab.quiz import batch as quiz_batch
+    from attnlab.quiz import handgrading
     from attnlab.quiz.grading import graded_items
 
     download = tmp_path / "download"
     download.mkdir()
-    (download / "chenjohn_10001_8001_quiz.py").write_text('pe_dim0 = "sin(pos)"\n')
+    # one graded item right (a practice item would score nothing)
+    (download / "chenjohn_10001_8001_quiz.py").write_text('wavelength = "2*pi*10000**(2*i/d_model)"\n')
     (download / "lianna_10002_8002_quiz.ipynb").write_text("not a notebook")
     roster = tmp_path / "roster.csv"
     roster.write_text('Student,ID,SIS User ID\n"Chen, John",10001,S1\n"Li, Anna",10002,S2\n')
@@ -444,7 +446,8 @@ def test_are_quiz_results_sent_too(tmp_path):
         {"id": 10001, "name": "John Chen", "sortable_name": "Chen, John", "sis_user_id": "S1", "login_id": "jc"},
         {"id": 10002, "name": "Anna Li", "sortable_name": "Li, Anna", "sis_user_id": "S2", "login_id": "al"},
     ]
-    fake = FakeCanvas(points=sum(i.points for i in graded_items()), users=users)
+    # the quiz is worth its auto-graded points and its free-response points graded by hand
+    fake = FakeCanvas(points=sum(i.points for i in graded_items() + handgrading.items()), users=users)
     try:
         applied = upload(tmp_path / "results", fake, "--yes")
         assert applied.exit_code == upload_canvas.NEEDS_HUMAN, applied.output  # Anna's file: for a human

@@ -19,6 +19,7 @@ MEMORY_MB = 2048  # as `attnlab grade`'s default --memory-mb
 # Half of checking a notebook that plots is importing pyplot: when the submission imports it, the
 # zygote imports it while this process loads the tests, instead of the sandbox after them.
 PLOTTING = "matplotlib.pyplot"
+MAX_SCANNED = 50 * 2**20  # a file larger than this is no student's notebook: not read to find the assignment
 
 
 def find_submission(folder: Path, name: str) -> Path:
@@ -30,27 +31,53 @@ def find_submission(folder: Path, name: str) -> Path:
     return max(found, key=lambda p: p.stat().st_mtime)
 
 
+def assignment_in(folder: Path, *, tests: Path) -> str:
+    """The assignment whose files ``folder`` holds, found by their content, not the folder's name
+    (students unzip into ``hw3/`` or ``pe_attention (1)/``): the notebook or ``.py`` file that defines
+    the most of the functions the tests check (a test file is named after its function)."""
+    if any((folder / f"{folder.name}{ext}").is_file() for ext in (".ipynb", ".py")):
+        return folder.name
+    wanted = [p.stem for p in tests.glob("*.py")]
+    defines: dict[str, int] = {}
+    for path in sorted(folder.iterdir()):
+        if path.suffix not in (".ipynb", ".py") or not path.is_file() or path.stat().st_size > MAX_SCANNED:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        defines[path.stem] = max(defines.get(path.stem, 0), sum(f"def {name}(" in text for name in wanted))
+    most = max(defines.values(), default=0)
+    best = [stem for stem, count in defines.items() if count == most]
+    if not most:
+        raise FileNotFoundError(
+            f"no notebook or .py file in {folder} defines a function that its tests/ check; name the file to check"
+        )
+    if len(best) > 1:
+        raise FileNotFoundError(f"{' and '.join(best)} in {folder} define the same functions; name the file to check")
+    return best[0]
+
+
 def locate(*, submission: Path | None, assignment: str | None) -> tuple[Path, Path]:
     """The submission and the public tests to check it against.
 
     An assignment folder as students unzip it (or ``assignments/<name>/`` in a course) holds the
-    notebook, its ``.py`` twin and ``tests/``, and is named after the assignment: its own tests are
+    notebook, its ``.py`` twin and ``tests/``, whatever the folder is called: its own tests are
     used. Elsewhere (or with ``assignment`` named), the course's release of the assignment is.
     """
     folder = Path(submission).parent if submission else Path.cwd()
     if assignment is None and (folder / "tests").is_dir():
-        name, tests = folder.name, folder / "tests"
+        tests = folder / "tests"
     elif assignment is None and paths.current_course() is None:
         raise FileNotFoundError(
             f"no public tests in {folder}: run `attnlab check` in the assignment "
             "folder you unzipped (the one holding tests/), or name your file there"
         )
     else:
-        name = paths.current_assignment(assignment)
-        tests = paths.public_tests_dir(name)
+        assignment = paths.current_assignment(assignment)
+        tests = paths.public_tests_dir(assignment)
     if not any(tests.glob("*.py")):
         raise FileNotFoundError(f"no public tests in {tests}")
-    return (Path(submission) if submission else find_submission(folder, name)), tests
+    if submission:
+        return Path(submission), tests
+    return find_submission(folder, assignment or assignment_in(folder, tests=tests)), tests
 
 
 def main(*, submission: Path | None = None, question: str | None = None, assignment: str | None = None) -> int:

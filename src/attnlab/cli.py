@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -41,13 +42,17 @@ class _Commands(click.Group):
             raise click.ClickException(str(err)) from None
 
 
-@click.group(cls=_Commands)
+# -h as well as --help, in every subcommand (a child context inherits its parent's help options)
+HELP = {"help_option_names": ["-h", "--help"]}
+
+
+@click.group(cls=_Commands, context_settings=HELP)
 @click.version_option(__version__, prog_name="attnlab")
 def main():
     """Attention Lab: build, grade and check the positional-encoding and attention assignment."""
 
 
-@click.group(cls=_Commands)
+@click.group(cls=_Commands, context_settings=HELP)
 @click.version_option(__version__, prog_name="attnlab")
 def student():
     """Attention Lab, the student's tool: check your work against the public tests, practise the quiz."""
@@ -96,15 +101,26 @@ def new(dest: Path):
     show_default=True,
     help="Folder for the student and autograder zips, the student tool and the quiz files.",
 )
+@click.option(
+    "--unchecked",
+    is_flag=True,
+    help="Build even when the course fails its own checks (quiz verify; the reference solution "
+    "graded by its tests); the output lists what is shipped unchecked.",
+)
 @course_options
-def build(out: Path, course: Path | None, assignment: str | None):
-    """Build each assignment's student zip and autograder zip, the student tool and the quiz files."""
+def build(out: Path, unchecked: bool, course: Path | None, assignment: str | None):
+    """Build each assignment's student zip and autograder zip, the student tool and the quiz files,
+    once the course passes its own checks: every quiz key derives (attnlab quiz verify) and each
+    reference solution gets full marks from its own tests."""
     from . import build as build_
+    from . import selfcheck
 
     with paths.use(course=course, assignment=assignment):
         try:
-            for path in build_.main(out=out, assignment=assignment):
+            for path in build_.main(out=out, assignment=assignment, unchecked=unchecked, say=click.echo):
                 click.echo(f"wrote {path}")
+        except selfcheck.Refused as err:
+            raise click.ClickException(str(err)) from None
         except OSError as err:
             raise _fail_cleanly(err) from None
 
@@ -328,9 +344,26 @@ def demo(out: Path, course: Path | None, assignment: str | None):
     raise SystemExit(0 if as_named else 1)
 
 
+# Wide enough that no line breaks: rich takes a width from COLUMNS before it asks the terminal
+UNWRAPPED = "100000"
+
+
+def unwrapped_when_piped() -> None:
+    """Output read by a program or kept in a file is not wrapped: rich wraps what is not a terminal at
+    80 columns, which breaks paths mid-word. A COLUMNS the user set is kept; on a terminal, the
+    terminal's width still applies."""
+    try:
+        terminal = sys.stdout.isatty() and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # no stream, or a closed one: certainly not a terminal
+        terminal = False
+    if not terminal:
+        os.environ.setdefault("COLUMNS", UNWRAPPED)
+
+
 def run(command: click.Command) -> NoReturn:
     """``command`` as a program: its exit code, without the interpreter's teardown
     (``importpath.exit_now``)."""
+    unwrapped_when_piped()
     try:
         command.main()  # standalone: always ends in SystemExit
         code: Any = 0

@@ -21,8 +21,9 @@ from pathlib import Path
 from . import __version__, atomic, paths
 
 NAME = "attnlab_student"
-# What the student commands import; otter-grader and matplotlib for the notebook (grader.check, plots)
-DEPENDENCIES = ("numpy", "sympy", "pyyaml", "click", "nbformat", "otter-grader", "matplotlib")
+# What the student commands import; for the notebook: otter-grader (grader.check), matplotlib (plots)
+# and ipykernel, the kernel that runs it (otter asks for one only in its grading extra)
+DEPENDENCIES = ("numpy", "sympy", "pyyaml", "click", "nbformat", "otter-grader", "matplotlib", "ipykernel")
 _PACKAGE = Path(__file__).resolve().parent
 _DATE = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same sources give the same wheel
 

@@ -393,6 +393,11 @@ def _attnlab_processes(marker: str) -> list[int]:
     return found
 
 
+def _as_from_a_terminal() -> None:
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
 def test_does_an_interrupted_run_keep_what_it_graded_and_resume_there(tmp_path, sig):
     """A real ``attnlab grade`` stopped by Ctrl-C, a kill or its terminal closing: does it end its
@@ -412,9 +417,10 @@ def test_does_an_interrupted_run_keep_what_it_graded_and_resume_there(tmp_path, 
         stdout=subprocess.DEVNULL,
         text=True,
         cwd=REPO,
-        # as from a terminal: a suite started in the background (as .ci/run starts the fast suites)
-        # hands its children SIGINT ignored, which the grader rightly keeps ignored
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        # as from a terminal, however the suite was started: in the background (as .ci/run starts the
+        # fast suites) it hands its children SIGINT ignored, under nohup SIGHUP, and the grader rightly
+        # keeps a signal ignored that it was handed ignored
+        preexec_fn=_as_from_a_terminal,
     )
     try:
         deadline = time.monotonic() + 120  # a bound on a broken run, not a timing assertion

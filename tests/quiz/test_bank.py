@@ -158,3 +158,20 @@ def test_definitions_refuse_unknown_fields_with_the_line(tmp_path, old, new, say
     path.write_text(text.replace(old, new))
     with pytest.raises(BankError, match=f"definitions.yaml, {says}" if says.startswith("line") else says):
         definitions.load(tmp_path / "quiz")
+
+
+def test_does_a_practice_item_score_nothing_unless_the_bank_says_so(tmp_path):
+    """A practice item's key ships to students: does it load with 0 points by default, and with its
+    own points when settings.yaml sets practice_scores: true? Does a graded item keep its points?"""
+    (tmp_path / "1.yaml").write_text(ITEM.format(id="drill", type="choice", extra="practice: true"))
+    (tmp_path / "2.yaml").write_text(ITEM.format(id="exam", type="choice", extra=""))
+    assert {i: item.points for i, item in load(tmp_path).items()} == {"drill": 0, "exam": 1}
+    (tmp_path / "settings.yaml").write_text("practice_scores: true\n")
+    assert {i: item.points for i, item in load(tmp_path).items()} == {"drill": 1, "exam": 1}
+
+
+@pytest.mark.parametrize("text", ["practice_score: true\n", "practice_scores: 1\n", "- practice_scores\n"])
+def test_is_a_misspelt_or_mistyped_bank_setting_refused(tmp_path, text):
+    (tmp_path / "settings.yaml").write_text(text)
+    with pytest.raises(BankError, match="settings.yaml"):
+        load(_bank(tmp_path))

@@ -38,6 +38,21 @@ def test_list_shows_required_ids():
     assert "score-12" in output and "proof-a" in output
 
 
+def test_does_list_mark_practice_items_and_total_the_points_graded_by_hand():
+    """Are practice items marked (and worth 0), free response counted in the total?"""
+    from attnlab.quiz.bank import load
+    from attnlab.quiz.kinds import KINDS
+
+    items = load()
+    lines = CliRunner().invoke(quiz, ["list"]).output.splitlines()
+    marked = {line.split()[0] for line in lines if "  practice  " in line}
+    assert marked == {i.id for i in items.values() if i.practice} and marked
+    assert all(items[i].points == 0 for i in marked)
+    by_hand = sum(i.points for i in items.values() if not KINDS[i.type].has_key and not i.practice)
+    assert by_hand > 0 and f"{by_hand:g} graded by hand" in lines[-1]
+    assert lines[-1].startswith(f"total {sum(i.points for i in items.values()):g} points")
+
+
 def test_interactive_quiz_stops_cleanly_without_stdin():
     """Does `attnlab quiz` with no input exit 0 instead of crashing?"""
     result = CliRunner().invoke(quiz, [], input="")
@@ -45,9 +60,9 @@ def test_interactive_quiz_stops_cleanly_without_stdin():
 
 
 def test_interactive_quiz_scores_a_right_answer():
-    """Does a right first answer score its point?"""
+    """Does a right first answer count, though the practice item it answers is worth no points?"""
     result = CliRunner().invoke(quiz, [], input="sin(pos)\n")
-    assert "Right." in result.output and "Score: 1/" in result.output
+    assert "Right." in result.output and "Right: 1 of " in result.output
 
 
 @pytest.mark.slow
@@ -71,20 +86,24 @@ def test_grade_writes_the_csv_and_each_results_json(tmp_path, write_quiz, key_an
     alices = {**key_answers, **{i.id: key_text(i, student="alice") for i in items.values() if i.type == "numeric"}}
     write_quiz(folder / "alice.ipynb", alices)
     write_quiz(folder / "bob.ipynb")
-    (tmp_path / "carol.py").write_text('pe_dim0 = "sin(pos)"\n')
+    # a graded item (a practice item scores nothing)
+    (tmp_path / "carol.py").write_text('wavelength = "2*pi*10000**(2*i/d_model)"\n')
     result = CliRunner().invoke(
         quiz, ["grade", str(folder), str(tmp_path / "carol.py"), "--out", str(tmp_path / "out")]
     )
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader((tmp_path / "out" / "quiz_grades.csv").open()))
     auto = [i for i in items.values() if i.type != "free"]
-    # the id columns and the closing columns of `attnlab grade`'s grades.csv
+    # the id columns and the closing columns of `attnlab grade`'s grades.csv; free response is blank
+    # until graded by hand
+    by_hand = [i for i in items.values() if i.type == "free" and not i.practice]
     assert list(rows[0]) == [
         "submission",
         "student",
         "student_id",
         "email",
         *(i.id for i in auto),
+        *(i.id for i in by_hand),
         "total",
         "status",
         "problem",
@@ -92,7 +111,7 @@ def test_grade_writes_the_csv_and_each_results_json(tmp_path, write_quiz, key_an
     ]
     totals = {r["submission"]: float(r["total"]) for r in rows}
     assert totals == {"alice": sum(i.points for i in auto), "bob": 0, "carol": 1}
-    assert rows[2]["pe-dim0"] == "1" and rows[2]["pe-dim1"] == "0"
+    assert rows[2]["wavelength"] == "1" and rows[2]["shift-block"] == "0"
     results = json.loads((tmp_path / "out" / "carol" / "results.json").read_text())
     assert results["score"] == 1 and results["tests"]
 

@@ -21,8 +21,12 @@ def written(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def assessment(written):
+    return _assessment(written[1])
+
+
+def _assessment(qti_zip):
     """The QTI assessment of the Canvas zip, parsed, with the manifest's references checked."""
-    with zipfile.ZipFile(written[1]) as z:
+    with zipfile.ZipFile(qti_zip) as z:
         names = set(z.namelist())
         manifest = ET.fromstring(z.read("imsmanifest.xml"))
         hrefs = {e.get("href") for e in manifest.iter() if e.get("href")}
@@ -36,11 +40,12 @@ def moodle(written):
     return ET.parse(written[2]).getroot()
 
 
-def test_three_files_with_a_banner(written):
-    """Are the text2qti source, the QTI zip and the Moodle XML written, bannered?"""
-    txt, qti, moodle = written
+def test_three_files_with_a_banner_and_a_readme_beside_them(written):
+    """Are the text2qti source, the QTI zip and the Moodle XML written, bannered, with the
+    instructors' README beside them?"""
+    txt, qti, moodle, readme = written
     assert "attnlab build" in txt.read_text() and "attnlab build" in moodle.read_text()
-    assert "quiz notebook" in txt.read_text()
+    assert readme.parent == txt.parent and "quiz notebook" in readme.read_text()
 
 
 def test_qti_is_a_well_formed_assessment(assessment):
@@ -49,7 +54,11 @@ def test_qti_is_a_well_formed_assessment(assessment):
     assert assessment.tag == f"{QTI}questestinterop"
     (test,) = assessment.iter(f"{QTI}assessment")
     items = list(test.iter(f"{QTI}item"))
-    carried = [i for i in load().values() if i.type in CARRIED and not (i.type == "numeric" and i.decimals > 4)]
+    carried = [
+        i
+        for i in load().values()
+        if i.type in CARRIED and i.points > 0 and not (i.type == "numeric" and i.decimals > 4)
+    ]
     assert [i.get("title") for i in items] == [i.title for i in carried]
     for item in items:
         assert item.find(f"{QTI}presentation/{QTI}material/{QTI}mattext").get("texttype") == "text/html"
@@ -58,13 +67,29 @@ def test_qti_is_a_well_formed_assessment(assessment):
     assert (bounds[f"{QTI}vargte"], bounds[f"{QTI}varlte"]) == ("21.9650", "21.9750")
 
 
-def test_qti_text_keeps_literal_stars_and_explanations(assessment):
-    """Does Canvas show `2*pi*10000` as typed (not as emphasis), and each explanation as general feedback?"""
+def test_qti_text_keeps_literal_stars_and_explanations(tmp_path):
+    """Does Canvas show `2*pi*10000` (in a practice item: here a bank that scores them) as typed (not
+    as emphasis), and each explanation as general feedback?"""
+    import shutil
+
+    from attnlab import paths
+
+    bank = shutil.copytree(paths.quiz_dir(), tmp_path / "quiz")
+    (bank / "settings.yaml").write_text("practice_scores: true\n")
+    assessment = _assessment(main(out=tmp_path / "out", folder=bank)[1])
     texts = " ".join(html.unescape(e.text or "") for e in assessment.iter(f"{QTI}mattext"))
     assert "2*pi*10000" in texts and "<em>pi</em>" not in texts
     general = [f for f in assessment.iter(f"{QTI}itemfeedback") if f.get("ident") == "general_fb"]
-    explained = [i for i in load().values() if i.explanation and i.type in CARRIED and i.decimals <= 4]
+    explained = [i for i in load(bank).values() if i.explanation and i.type in CARRIED and i.decimals <= 4]
     assert len(general) == len(explained) > 0
+
+
+def test_does_canvas_leave_out_the_practice_items_that_score_nothing(assessment, moodle):
+    """text2qti refuses 0 points: are practice items (0 by default) left out of Canvas, kept in Moodle?"""
+    practice = {i.title for i in load().values() if i.practice and i.type in CARRIED}
+    assert practice and not practice & {i.get("title") for i in assessment.iter(f"{QTI}item")}
+    grades = {q.findtext("name/text").split(": ", 1)[1]: q.findtext("defaultgrade") for q in moodle.iter("question")}
+    assert {grades[t] for t in practice} == {"0"}
 
 
 def test_moodle_xml_is_well_formed(moodle):
@@ -104,19 +129,29 @@ def test_to_html_protects_math_from_markdown():
     assert r"\(a_1 * b_2 \\ c\)" in out and r"\[x^*\]" in out and "2*pi" in out
 
 
-def test_moodle_description_lists_what_is_left_out(moodle):
-    """Does the Moodle file open with a description item naming the left-out items (not an XML comment)?"""
-    first = next(moodle.iter("question"))
-    assert first.get("type") == "description"
-    text = first.findtext("questiontext/text")
-    assert "proof-z" in text and "pe-dim0" in text and "quiz notebook" in text
+def _left_out():
+    """The ids of the items that neither export carries (they need the kit's checker)."""
+    return [i.id for i in load().values() if i.type not in CARRIED]
 
 
-def test_description_says_what_each_export_leaves_out_and_why(written):
-    """Does the Canvas description name the items each export leaves out, why, and the notebook?"""
-    description = next(line for line in written[0].read_text().splitlines() if line.startswith("Quiz description:"))
-    both, canvas_only = description.split("Left out of the Canvas export only:")
-    assert "Canvas and the Moodle" in both and "proof-z" in both and "pe-dim0" in both
+def test_do_the_student_facing_exports_keep_the_instructors_note_to_themselves(written, assessment, moodle):
+    """Students see the quiz's description and every Moodle question: does neither name what was
+    left out, nor say why?"""
+    assert _left_out(), "the check needs items that the exports leave out"
+    assert all(q.get("type") != "description" for q in moodle.iter("question"))
+    with zipfile.ZipFile(written[1]) as z:
+        shown = " ".join(z.read(n).decode() for n in z.namelist())
+    moodle_text = " ".join(e.text or "" for e in moodle.iter("text"))
+    for text in (shown, moodle_text):
+        assert "Left out" not in text and "answer checker" not in text
+        assert ", ".join(_left_out()[:2]) not in text
+
+
+def test_does_the_readme_say_what_each_export_leaves_out_and_why(written):
+    """Does the instructors' README name the items each export leaves out, why, and the notebook?"""
+    note = written[3].read_text()
+    both, canvas_only = note.split("Left out of the Canvas export only:")
+    assert "Canvas and the Moodle" in both and all(i in both for i in _left_out())
     assert "answer checker" in both
     assert "weight-21" in canvas_only and "4 decimals" in canvas_only
     assert "quiz notebook" in canvas_only

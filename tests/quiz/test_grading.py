@@ -77,13 +77,13 @@ def test_wrong_answers_get_feedback_but_never_the_key(tmp_path, write_quiz, item
 
 
 def test_non_literal_answer_is_reported_in_the_visible_row(tmp_path):
-    """Does `pe_dim0 = f"..."` score 0 with the "not a plain string answer" message shown to the student?"""
+    """Does `wavelength = f"..."` score 0 with the "not a plain string answer" message shown to the student?"""
     path = tmp_path / "quiz.py"
-    path.write_text('x = "pos"\npe_dim0 = f"sin({x})"\npe_dim1 = "cos(pos)"\n')
+    path.write_text('x = "i"\nwavelength = f"2*pi*10000**(2*{x}/d_model)"\nrel_rotation = "s*cos(k*w) + c*sin(k*w)"\n')
     rows = {t["name"]: t for t in grade(submission=path)["tests"]}
-    assert rows["pe_dim0 (answered)"]["status"] == "failed"
-    assert "not a plain string answer" in rows["pe_dim0 (answered)"]["output"]
-    assert rows["pe_dim0"]["score"] == 0 and rows["pe_dim1"]["score"] == 1
+    assert rows["wavelength (answered)"]["status"] == "failed"
+    assert "not a plain string answer" in rows["wavelength (answered)"]["output"]
+    assert rows["wavelength"]["score"] == 0 and rows["rel_rotation"]["score"] == 1
 
 
 def test_unreadable_file_scores_zero_with_a_reason(tmp_path):

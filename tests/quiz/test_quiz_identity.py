@@ -11,9 +11,12 @@ from attnlab.lms.identity import QUIZ_ID
 from attnlab.quiz.batch import COLUMN, main
 from attnlab.quiz.check import key_text
 from attnlab.quiz.commands import quiz
+from attnlab.quiz import handgrading
 from attnlab.quiz.grading import graded_items
 
 NUMERIC = [i for i in graded_items() if i.type == "numeric"]
+# what the quiz is worth: the auto-graded points and the free-response points graded by hand
+POSSIBLE = sum(i.points for i in graded_items() + handgrading.items())
 
 
 def roster(points, *, test_student=True):
@@ -60,7 +63,7 @@ def imported(out):
 def test_does_a_canvas_download_get_its_students_numbers_from_the_rosters_student_number(tmp_path, download):
     full = sum(i.points for i in graded_items())
     path = tmp_path / "roster.csv"
-    path.write_text(roster(full))
+    path.write_text(roster(POSSIBLE))
     run = main(submissions=[download], out=tmp_path / "out", roster=path, progress=False)
     rows = totals(tmp_path / "out")
     assert float(rows["chenjohn_10001"]["total"]) == full
@@ -69,7 +72,7 @@ def test_does_a_canvas_download_get_its_students_numbers_from_the_rosters_studen
     assert float(rows["lianna_10002"]["total"]) == full - sum(i.points for i in NUMERIC)
     assert rows["okaforuche_10003"]["total"] == "" and "not a notebook" in rows["okaforuche_10003"]["problem"]
     grades = imported(tmp_path / "out")
-    assert grades["Points Possible"] == f"{full:g}" and grades["Chen, John"] == f"{full:g}"
+    assert grades["Points Possible"] == f"{POSSIBLE:g}" and grades["Chen, John"] == f"{full:g}"
     assert grades["Okafor, Uche"] == "" and grades["Student, Test"] == ""  # never a made-up 0
     with open(tmp_path / "out" / "moodle_import.csv", newline="", encoding="utf-8") as f:
         moodle = {r["ID number"]: r[COLUMN] for r in csv.DictReader(f)}
@@ -95,8 +98,9 @@ def test_is_a_roster_worth_other_points_refused_or_scaled(tmp_path, download):
     assert not (tmp_path / "a").exists()
     main(submissions=[download], out=tmp_path / "b", roster=path, scale=True, progress=False)
     grades = imported(tmp_path / "b")
-    assert grades["Points Possible"] == "100" and grades["Chen, John"] == "100"
-    assert float(grades["Li, Anna"]) == round(100 * (full - sum(i.points for i in NUMERIC)) / full, 2)
+    # nothing graded by hand yet: every auto-graded point, of the quiz's points by hand and auto
+    assert grades["Points Possible"] == "100" and float(grades["Chen, John"]) == round(100 * full / POSSIBLE, 2)
+    assert float(grades["Li, Anna"]) == round(100 * (full - sum(i.points for i in NUMERIC)) / POSSIBLE, 2)
 
 
 def test_does_a_gradescope_export_seed_each_quiz_with_its_sid(tmp_path, write_quiz, key_answers):

@@ -235,10 +235,11 @@ def _results(path: Path, *, quiz: bool) -> dict[str, Any] | None:
 
 
 def _quiz_points(grades: Path, questions: list[str]) -> float:
-    """The total points of the course's quiz, whose auto-graded items are ``questions``."""
+    """The total points of the course's quiz, whose items (auto-graded, then graded by hand) are ``questions``."""
+    from ..quiz import handgrading
     from ..quiz.grading import graded_items
 
-    items = graded_items()
+    items = graded_items() + handgrading.items()
     if sorted(i.id for i in items) != sorted(questions):
         raise UploadError(
             f"{grades} is from another quiz: its items are {', '.join(questions) or 'none'}, the course's "

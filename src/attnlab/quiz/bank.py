@@ -3,11 +3,17 @@
 Every field is checked against its item type (each type's module in ``kinds`` lists its fields): an
 unknown field, or one that the type does not use (a ``decimals`` on a choice item), is an error that
 names the file and the line.
-``definitions.yaml`` is not a list of items: it holds what ``verify`` derives the keys from.
+``definitions.yaml`` is not a list of items: it holds what ``verify`` derives the keys from, and
+``settings.yaml`` (optional) the bank's settings (``SETTINGS``).
+
+A practice item's key ships to students, so by default it scores nothing: it loads with 0 points,
+whatever its ``points`` says, and every total, export and autograder follows. The bank setting
+``practice_scores: true`` gives practice items their points.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import keyword
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +23,8 @@ import yaml
 
 COMMON = ("id", "type", "title", "points", "prompt", "practice", "explanation")
 DEFINITIONS_FILE = "definitions.yaml"
+SETTINGS_FILE = "settings.yaml"
+SETTINGS = {"practice_scores": False}  # each setting of the bank and its default
 # The copy of the bank that travels with the checker inside the quiz autograder zip
 SHIPPED_BANK = Path(__file__).resolve().parent / "quiz"
 
@@ -92,9 +100,10 @@ def default_folder() -> Path:
 def load(folder: Path | None = None) -> dict[str, Item]:
     """Every item of every ``*.yaml`` file in ``folder`` (default: :func:`default_folder`), by id, in file order."""
     folder = Path(folder) if folder is not None else default_folder()
+    practice_scores = settings(folder)["practice_scores"]
     items: dict[str, Item] = {}
     for path in sorted(folder.glob("*.yaml")):
-        if path.name == DEFINITIONS_FILE:
+        if path.name in (DEFINITIONS_FILE, SETTINGS_FILE):
             continue
         for entry, lines in _entries(path):
             item = _item(entry, lines, path)
@@ -102,8 +111,27 @@ def load(folder: Path | None = None) -> dict[str, Item]:
                 raise BankError(
                     f"{path.name}, line {item.line}: duplicate id {item.id!r} (first at {items[item.id].where_defined})"
                 )
-            items[item.id] = item
+            items[item.id] = item if practice_scores or not item.practice else dataclasses.replace(item, points=0.0)
     return items
+
+
+def settings(folder: Path) -> dict[str, Any]:
+    """The bank's settings from ``folder/settings.yaml``, each missing one at its default."""
+    path = Path(folder) / SETTINGS_FILE
+    if not path.is_file():
+        return dict(SETTINGS)
+    try:
+        given = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as err:
+        raise BankError(f"{path.name}: not valid YAML ({err})") from None
+    if not isinstance(given, dict):
+        raise BankError(f"{path.name}: the settings are a mapping, e.g. 'practice_scores: false'")
+    for name, value in given.items():
+        if name not in SETTINGS:
+            raise BankError(f"{path.name}: unknown setting {name!r} (known: {', '.join(SETTINGS)})")
+        if not isinstance(value, type(SETTINGS[name])):
+            raise BankError(f"{path.name}: {name} is {type(SETTINGS[name]).__name__}, not {value!r}")
+    return {**SETTINGS, **given}
 
 
 def _entries(path: Path) -> list[tuple[dict[str, Any], dict[str, int]]]:
@@ -218,15 +246,15 @@ STUDENT_BANNER = (
 
 def student_copy(*, bank_dir: Path, out_dir: Path) -> list[Path]:
     """Write a copy of the bank that is safe to give students: practice items whole, graded items
-    without their key or anything that reveals it. Returns the files written (``definitions.yaml``,
-    which holds no key, is copied as it is)."""
+    without their key or anything that reveals it. Returns the files written (``definitions.yaml``
+    and ``settings.yaml``, which hold no key, are copied as they are)."""
     bank_dir, out_dir = Path(bank_dir), Path(out_dir)
     load(bank_dir)  # refuse to copy a malformed bank
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for path in sorted(bank_dir.glob("*.yaml")):
         target = out_dir / path.name
-        if path.name == DEFINITIONS_FILE:
+        if path.name in (DEFINITIONS_FILE, SETTINGS_FILE):
             target.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
         else:
             entries = [

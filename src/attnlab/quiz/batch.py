@@ -11,7 +11,8 @@ Writes ``RESULTS/<folder>/results.json`` (Gradescope's schema, see ``grading``; 
 columns (``submission``, ``student``, ``student_id``, ``email``, one column per auto-graded item id,
 ``total``, ``status``, ``problem``, ``notes``; no cell can become a spreadsheet formula), and the
 same import files: ``canvas_import.csv`` (with ``--roster``) and ``moodle_import.csv``. Only
-graded submissions have a total there; ``attnlab upload canvas RESULTS`` sends them.
+graded submissions have a total there; ``attnlab upload canvas RESULTS`` sends them. Free-response
+answers are gathered for hand grading, and the points graded by hand merged in (``handgrading``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ..grade.discover import Found, Submission, discover, unreadable
 from ..grade.report import GRADED, NOT_GRADED, UNREADABLE, csv_text, write_atomic
 from ..lms import canvas, moodle
 from ..lms.identity import quiz_id
+from . import handgrading
 from .grading import grade, graded_items
 
 GRADES = "quiz_grades.csv"
@@ -74,11 +76,13 @@ def main(
     column: str | None = None,
     scale: bool = False,
     progress: bool = True,
+    hand_graded: Path | None = None,
 ) -> QuizRun:
     """Grade every quiz submission found in ``submissions`` into ``out``; see the module docstring.
 
-    Raises ``ValueError`` (a bad roster, points that differ from the roster's) or
-    ``FileNotFoundError`` (nothing to grade) before anything is written."""
+    ``hand_graded``: the filled-in sheet of free-response points (``handgrading``), merged in.
+    Raises ``ValueError`` (a bad roster, points that differ from the roster's, a sheet that is not
+    grades) or ``FileNotFoundError`` (nothing to grade) before anything is written."""
     if column is not None and roster is None:
         raise ValueError("--column chooses a column of the roster: give --roster too")
     if scale and roster is None:
@@ -86,7 +90,7 @@ def main(
     items = graded_items()
     the_roster = canvas.load(Path(roster), column=column, assignment=COLUMN, scale=scale) if roster else None
     if the_roster is not None:
-        canvas.check_points(the_roster, sum(i.points for i in items))
+        canvas.check_points(the_roster, sum(i.points for i in items + handgrading.items()))
     out = Path(out).resolve()
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -96,6 +100,8 @@ def main(
         matching = canvas.match(the_roster, found.submissions) if the_roster else None
         if the_roster is not None and matching is not None:
             canvas.fill_identities(found.submissions, the_roster, matching)
+        names = {sub.key for sub in found.submissions}
+        hand = handgrading.read_points(hand_graded, names=names) if hand_graded else {}
         folders = folders_of(found.submissions)
         rows: list[Row] = []
         columns = (TextColumn("grading quiz"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -103,11 +109,13 @@ def main(
             task = bar.add_task("", total=len(found.submissions))
             for sub in found.submissions:
                 try:
-                    rows.append(_grade_one(sub, out / folders[sub.key]))
+                    rows.append(_grade_one(sub, out / folders[sub.key], hand.get(sub.key, {})))
                 except Exception as e:  # noqa: BLE001 - whatever one quiz meets is that student's problem
                     problem = f"could not be graded ({type(e).__name__}: {str(e)[:120]}): a human must look"
                     rows.append(Row(sub.key, sub, folders[sub.key], status=NOT_GRADED, problem=problem))
                 bar.advance(task)
+        files = {r.submission: r.submission_of.file for r in rows if r.submission_of.file is not None}
+        handgrading.gather(files=files, out=out, points=hand)
     run = QuizRun(rows, found, the_roster, matching)
     write_atomic(out / GRADES, grades_csv(rows))
     run.written.append(out / GRADES)
@@ -119,11 +127,12 @@ def main(
         run.not_written[moodle.NAME] = why
     if the_roster is not None and matching is not None:
         totals = {r.submission: r.total for r in rows}
-        run.written.append(canvas.write(out, the_roster, matching, totals, sum(i.points for i in items)))
+        possible = sum(i.points for i in items + handgrading.items())
+        run.written.append(canvas.write(out, the_roster, matching, totals, possible))
     return run
 
 
-def _grade_one(sub: Submission, folder: Path) -> Row:
+def _grade_one(sub: Submission, folder: Path, hand: dict[str, float]) -> Row:
     row = Row(sub.key, sub, folder.name)
     why = sub.problem if sub.file is None else unreadable(sub.file)
     if why:
@@ -131,7 +140,8 @@ def _grade_one(sub: Submission, folder: Path) -> Row:
     else:
         assert sub.file is not None  # (a submission without a file has its problem)
         seed, source = quiz_id(sub.students, key=sub.key, layout=sub.layout)
-        row.results = grade(submission=sub.file, student=seed, whose=f" ({source})" if seed else "")
+        graded = grade(submission=sub.file, student=seed, whose=f" ({source})" if seed else "")
+        row.results = handgrading.merged(graded, hand)
         if seed is None:
             row.status, row.problem = NOT_GRADED, f"numeric items cannot be graded: {source}"
     extra = {
@@ -159,7 +169,8 @@ def feedback(results: dict[str, Any], who: str) -> str:
 
 
 def grades_csv(rows: list[Row]) -> str:
-    ids = [i.id for i in graded_items()]
+    """grades.csv's columns; a free-response item's cell is blank until graded by hand."""
+    ids = [i.id for i in graded_items()] + [i.id for i in handgrading.items()]
     table: list[list[Any]] = [
         ["submission", "student", "student_id", "email", *ids, "total", "status", "problem", "notes"]
     ]

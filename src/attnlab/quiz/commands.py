@@ -16,7 +16,8 @@ from .variants import illustration
 from .verify import verify as run_verify
 
 
-@click.group(invoke_without_command=True)
+# -h as well as --help, as in the attnlab command: set here too, since this group also runs on its own
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--student", default=None, help="Student id: numeric items use this student's numbers.")
 @click.option(
     "--course",
@@ -102,9 +103,25 @@ def verify_cmd(folder: Path | None) -> None:
 
 @quiz.command("list")
 def list_cmd() -> None:
-    """List the questions: id, type, points, title."""
-    for item in bank.load().values():
-        click.echo(f"{item.id:<18} {item.type:<9} {item.points:>4g}  {item.title}")
+    """List the questions: id, type, points, how each is graded, title; then the totals."""
+    from .kinds import KINDS
+
+    items = list(bank.load().values())
+
+    def how(item: bank.Item) -> str:
+        if item.practice:
+            return "practice"  # its key is in the student tool: for self-checking
+        return "auto" if KINDS[item.type].has_key else "by hand"
+
+    for item in items:
+        click.echo(f"{item.id:<18} {item.type:<9} {item.points:>4g}  {how(item):<8}  {item.title}")
+    by_hand = sum(i.points for i in items if how(i) == "by hand")
+    auto = sum(i.points for i in items if how(i) != "by hand")
+    practice = sum(how(i) == "practice" for i in items)
+    click.echo(
+        f"total {auto + by_hand:g} points: {auto:g} auto-graded, {by_hand:g} graded by hand; "
+        f"{practice} practice question(s), {sum(i.points for i in items if i.practice):g} points"
+    )
 
 
 @quiz.command("grade")
@@ -114,7 +131,7 @@ def list_cmd() -> None:
     "out",
     required=True,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for quiz_grades.csv, the import files and each submission's results.json.",
+    help="Folder for quiz_grades.csv, the import files, each submission's results.json and the free-response answers.",
 )
 @click.option(
     "--roster",
@@ -126,19 +143,37 @@ def list_cmd() -> None:
 @click.option(
     "--scale", is_flag=True, help="Scale canvas_import.csv's totals to the roster's Points Possible when they differ."
 )
-def grade_cmd(submissions: tuple[Path, ...], out: Path, roster: Path | None, column: str | None, scale: bool) -> None:
+@click.option(
+    "--hand-graded",
+    "hand_graded",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="The free-response points you graded by hand (RESULTS/free_response/hand_graded.csv, "
+    "filled in): merged into each submission's total.",
+)
+def grade_cmd(
+    submissions: tuple[Path, ...],
+    out: Path,
+    roster: Path | None,
+    column: str | None,
+    scale: bool,
+    hand_graded: Path | None,
+) -> None:
     """Grade quiz notebooks and .py files (or folders, zips, LMS downloads of them) by reading their
     answers as text. Students are identified as `attnlab grade` identifies them; numeric questions use
-    the numbers of the student number.
+    the numbers of the student number. Free-response answers are gathered into RESULTS/free_response/,
+    one file per question, with a sheet for their points; give it back with --hand-graded.
 
     \b
     Exit status: 0 all graded; 1 nothing graded (the message says why); 3 graded, but something
     needs a human (listed)."""
     from ..grade.report import shown
-    from . import batch
+    from . import batch, handgrading
 
     try:
-        run = batch.main(submissions=list(submissions), out=out, roster=roster, column=column, scale=scale)
+        run = batch.main(
+            submissions=list(submissions), out=out, roster=roster, column=column, scale=scale, hand_graded=hand_graded
+        )
     except (ValueError, FileNotFoundError) as err:
         raise click.ClickException(str(err)) from None
     except OSError as err:
@@ -151,4 +186,10 @@ def grade_cmd(submissions: tuple[Path, ...], out: Path, roster: Path | None, col
     for name, why in run.not_written.items():
         click.echo(f"not written {name}: {why}")
     click.echo("wrote " + ", ".join(str(p) for p in run.written))
+    if handgrading.items():
+        sheet = out / handgrading.FOLDER / handgrading.SHEET
+        click.echo(
+            f"wrote {out / handgrading.FOLDER}/: the free-response answers, one file per question; "
+            f"grade them in {sheet} and run this again with --hand-graded {sheet}"
+        )
     sys.exit(run.exit_code)

@@ -2,9 +2,10 @@ r"""LMS exports of the items an LMS can grade itself: a Canvas QTI zip (via text
 
 Choice, numeric and free-response (essay) items travel; symbolic, matrix, proof, chain and order
 items need the kit's checker, so they are graded through the quiz notebook. Canvas also loses numeric
-items whose tolerance is finer than text2qti can write. Both exports say what they leave out and why,
-in the quiz description (Moodle: a description item first, since Moodle XML has no quiz description).
-Numeric items use the notes' numbers (an LMS quiz cannot recompute a key per student).
+items whose tolerance is finer than text2qti can write. What each export leaves out and why is for
+the instructor, not for the students who take the quiz: it goes into ``quiz_exports_README.md``
+beside the exports (and the build's output), never into an export. Numeric items use the notes'
+numbers (an LMS quiz cannot recompute a key per student).
 
 Text is the bank's Markdown with ``$...$`` math. text2qti reads Markdown itself, so only a literal
 ``*`` outside math and code is escaped; Moodle gets HTML (Markdown rendered here, math kept as
@@ -34,47 +35,83 @@ BANNER = "Generated from quiz/*.yaml by `attnlab build`; edit the bank and rebui
 CARRIED = tuple(name for name, kind in KINDS.items() if kind.moodle_type)  # types an LMS can grade
 
 
+README = "quiz_exports_README.md"
+
+
 def main(*, out: Path, folder: Path | None = None) -> list[Path]:
-    """Write ``quiz_canvas.txt`` (text2qti source), ``quiz_canvas.zip`` and ``quiz_moodle.xml``."""
+    """Write ``quiz_canvas.txt`` (text2qti source), ``quiz_canvas.zip``, ``quiz_moodle.xml`` and,
+    for the instructor, ``README`` (what the exports leave out and why)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     items = list(load(folder).values())
-    note = description(items)
-    source = canvas_text([i for i in items if _canvas_can_carry(i)], note=note)
+    source = canvas_text([i for i in items if _canvas_can_carry(i)])
     txt, qti_zip, moodle = out / "quiz_canvas.txt", out / "quiz_canvas.zip", out / "quiz_moodle.xml"
     txt.write_text(source, encoding="utf-8")
     # Config() without .load(): no user config file is read or created; links stay relative
     QTI(Quiz(source, config=Config(), source_name=txt.name)).save(qti_zip)
-    moodle.write_text(moodle_xml([i for i in items if i.type in CARRIED], note=note), encoding="utf-8")
-    return [txt, qti_zip, moodle]
+    moodle.write_text(moodle_xml([i for i in items if i.type in CARRIED]), encoding="utf-8")
+    readme = out / README
+    readme.write_text(readme_text(items), encoding="utf-8")
+    return [txt, qti_zip, moodle, readme]
+
+
+def readme_text(items: list[Item]) -> str:
+    """The instructors' note on the exports: how to import each, and what it leaves out."""
+    note = description(items) or "Both exports carry every question of the bank."
+    return "\n".join(
+        [
+            "# The quiz's LMS exports",
+            "",
+            f"{BANNER} This note is for instructors; the exports themselves say none of it to students.",
+            "",
+            "- `quiz_canvas.zip`: Canvas, Settings > Import course content > QTI .zip file"
+            " (`quiz_canvas.txt` is its text2qti source).",
+            "- `quiz_moodle.xml`: Moodle, Question bank > Import > Moodle XML format.",
+            "",
+            note,
+            "",
+        ]
+    )
 
 
 def _canvas_can_carry(item: Item) -> bool:
-    return KINDS[item.type].canvas(item, _canvas) is not None
+    # text2qti refuses an item worth 0 points (a practice item, by default)
+    return item.points > 0 and KINDS[item.type].canvas(item, _canvas) is not None
 
 
 def description(items: list[Item]) -> str:
-    """One line for both exports: which items each leaves out, why, and where they are graded."""
+    """The instructors' note on both exports: which items each leaves out, why, and where they are graded."""
     checker = [i for i in items if i.type not in CARRIED]
     kinds = ", ".join(dict.fromkeys(i.type for i in checker))
-    too_fine = [i for i in items if i.type in CARRIED and not _canvas_can_carry(i)]  # text2qti's 4 decimals
+    not_canvas = [i for i in items if i.type in CARRIED and not _canvas_can_carry(i)]
+    worthless = [i for i in not_canvas if i.points <= 0]
+    too_fine = [i for i in not_canvas if i.points > 0]  # text2qti's 4 decimals
     parts = []
     if checker:
         parts.append(
             f"Left out of both the Canvas and the Moodle export: {', '.join(i.id for i in checker)} "
             f"({kinds} questions need the kit's answer checker)."
         )
+    why = []
     if too_fine:
-        ids = ", ".join(f"{i.id} (tolerance {i.tolerance:g})" for i in too_fine)
+        why.append(
+            ", ".join(f"{i.id} (tolerance {i.tolerance:g})" for i in too_fine)
+            + ", because text2qti rounds numeric bounds to 4 decimals"
+        )
+    if worthless:
+        why.append(
+            ", ".join(i.id for i in worthless) + ", worth 0 points (practice questions score nothing unless the "
+            "bank's settings.yaml says practice_scores: true), which text2qti refuses"
+        )
+    if why:
         parts.append(
-            f"Left out of the Canvas export only: {ids}, because text2qti rounds numeric "
-            "bounds to 4 decimals; the Moodle export carries "
-            f"{'it' if len(too_fine) == 1 else 'them'}."
+            f"Left out of the Canvas export only: {'; '.join(why)}. The Moodle export carries "
+            f"{'it' if len(not_canvas) == 1 else 'them'}."
         )
     if parts:
         parts.append(
-            "Every left-out question is graded through the quiz notebook (quiz.ipynb), whose "
-            "answers the quiz autograder checks with the kit's checker."
+            "Every left-out question is in the quiz notebook (quiz.ipynb), whose answers the quiz "
+            "autograder checks with the kit's checker."
         )
     if any(KINDS[i.type].per_student for i in items if i.type in CARRIED):
         parts.append(
@@ -91,8 +128,8 @@ def _prompt(item: Item) -> str:
 # ---- Canvas (text2qti's plain-text format) ---------------------------------------------------
 
 
-def canvas_text(items: list[Item], *, note: str) -> str:
-    lines = [f"% {BANNER}", f"Quiz title: {TITLE}", f"Quiz description: {_canvas(note)}", ""]
+def canvas_text(items: list[Item]) -> str:
+    lines = [f"% {BANNER}", f"Quiz title: {TITLE}", ""]
     for number, item in enumerate(items, 1):
         lines += [f"Title: {_one_line(item.title)}", f"Points: {item.points:g}"]
         lines += _numbered(number, _canvas(_prompt(item)))
@@ -135,20 +172,8 @@ def _one_line(text: str) -> str:
 # ---- Moodle XML ------------------------------------------------------------------------------
 
 
-def moodle_xml(items: list[Item], *, note: str) -> str:
+def moodle_xml(items: list[Item]) -> str:
     parts = ['<?xml version="1.0" encoding="UTF-8"?>', f"<!-- {BANNER} -->", "<quiz>"]
-    if note:
-        parts.append(
-            "\n".join(
-                [
-                    '<question type="description">',
-                    "<name><text>About this quiz</text></name>",
-                    _text("questiontext", note),
-                    "<defaultgrade>0</defaultgrade>",
-                    "</question>",
-                ]
-            )
-        )
     for item in items:
         parts.append(_moodle_item(item))
     parts.append("</quiz>")

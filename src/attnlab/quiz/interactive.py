@@ -19,14 +19,16 @@ def run(
     student: str | None = None,
     read: Callable[[], str] | None = None,
     out: TextIO | None = None,
-) -> float:
-    """Ask every item in turn (up to three tries each); return the points scored."""
+) -> int:
+    """Ask every item in turn (up to three tries each); return the number answered right.
+
+    The session is practice: it counts right answers, not points (a practice item is worth no
+    points in the graded quiz, yet is what a student can check here)."""
     out = out or sys.stdout
     read = read or _read_line
     ill = illustration(student=student)
-    auto = [i for i in items.values() if KINDS[i.type].has_key]
-    total = sum(i.points for i in auto)
-    score = 0.0
+    total = sum(KINDS[i.type].has_key for i in items.values())
+    score = 0
     print("Attention Lab quiz. Type an answer and press Enter; an empty line skips; Ctrl-D quits.", file=out)
     for number, item in enumerate(items.values(), 1):
         print(f"\n[{number}/{len(items)}] {item.title} ({item.points:g} pt)\n{ill.render(item.prompt)}", file=out)
@@ -39,20 +41,20 @@ def run(
             try:
                 answer = read()
             except (EOFError, KeyboardInterrupt):
-                print(f"\nStopped. Score: {score:g}/{total:g}", file=out)
+                print(f"\nStopped. Right: {score} of {total} questions", file=out)
                 return score
             if not answer.strip():
                 break
             verdict = check(item, answer, student=student)
             print(verdict.message, file=out)
             if verdict.status == RIGHT:
-                score += item.points
+                score += 1
                 break
             if verdict.status == MANUAL:
                 break
             if verdict.status != UNREADABLE:
                 print("Try again (or press Enter to skip).", file=out)
-    print(f"\nDone. Score: {score:g}/{total:g}", file=out)
+    print(f"\nDone. Right: {score} of {total} questions", file=out)
     return score
 
 
