@@ -358,11 +358,11 @@ def folders_of(subs: list[Submission]) -> dict[str, str]:
 
 def _quiz_variables() -> set[str]:
     """The names the course's quiz notebook sets, to recognise it handed in as the assignment."""
-    from ..quiz import bank
-
     try:
+        from ..quiz import bank  # (yaml: absent where only the engine's own needs are installed)
+
         return {item.variable for item in bank.load().values()}
-    except Exception:  # noqa: BLE001 - a course without a readable quiz bank: nothing to recognise
+    except Exception:  # noqa: BLE001 - no quiz bank that can be read here: nothing to recognise
         return set()
 
 
