@@ -140,6 +140,20 @@ class Grader:
     def grade(self, path: Path) -> Report:
         return _Run(self, Path(path)).run()
 
+    def ungraded(self, path: Path, why: str) -> Report:
+        """The report of a submission whose grading stopped before any result: every case failed
+        with ``why``."""
+        questions = [
+            QuestionResult(
+                tf.name,
+                tf.points,
+                tf.all_or_nothing,
+                [CaseResult(tf.name, c.name, c.points, c.hidden, False, why) for c in tf.cases],
+            )
+            for tf in sorted(self.tests, key=lambda tf: tf.path)
+        ]
+        return Report(Path(path).stem, str(path), questions, notes=[why])
+
 
 class SandboxUnavailable(RuntimeError):
     """The worker's zygote gives no more sandboxes: the grading machinery failed, not the
@@ -198,6 +212,12 @@ class _Run:
                     lending.append(tf)  # its failed cases again, lent, after every case that lends nothing
             self.run_lending(lending)
             self.blame_callees()
+        except SandboxUnavailable:
+            raise
+        except Exception as e:  # noqa: BLE001 - whatever a submission's replies do costs that submission alone
+            self.stopped = f"grading stopped: the submission's process made the grader fail ({type(e).__name__})"
+            self.notes.append(self.stopped)
+            self.fail_the_rest(self.stopped)
         finally:
             if self.sandbox is not None:
                 self.sandbox.kill()
@@ -217,6 +237,14 @@ class _Run:
             self.notes,
             time.monotonic() - self.start,
         )
+
+    def fail_the_rest(self, why: str) -> None:
+        """Every case without a result fails, saying ``why``; what has run keeps its result."""
+        for tf in self.tests:
+            done = {r.name for r in self.results.setdefault(tf.name, [])}
+            self.results[tf.name] += [
+                CaseResult(tf.name, c.name, c.points, c.hidden, False, why) for c in tf.cases if c.name not in done
+            ]
 
     def add_student_calls(self) -> None:
         """The solution's call graph, and the submission's own besides: a student's function may
