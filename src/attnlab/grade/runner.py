@@ -130,9 +130,12 @@ class Grader:
         by_name = {tf.name: tf for tf in tests}
         order = call_graph.order(by_name, calls)
         reach = {tf.name: call_graph.reach(tf.name, calls) for tf in tests}
+        lendable = call_graph.lendable(calls)
         callees = {
-            name: sorted(c for c in reached if c in by_name and by_name[c].reference) if self.isolate else []
-            for name, reached in reach.items()
+            name: sorted(c for c in lendable.get(name, ()) if c in by_name and by_name[c].reference)
+            if self.isolate
+            else []
+            for name in reach
         }
         uses = {name: [n for n in order if n in reached] for name, reached in reach.items()}
         return [by_name[name] for name in order], callees, uses
@@ -251,7 +254,9 @@ class _Run:
         call another graded one that the solution's does not (``multi_head_attention`` through
         their ``self_attention``), and a mistake in that one must cost its points once, in it. The
         graph comes from the sandbox, so the student may claim any call; a claimed call lends a
-        reference only where the callee fails its own tests, which a call in the code would too."""
+        reference only where the callee fails its own tests, which a call in the code would too,
+        and never along a cycle (``calls.lendable``): a claim against the solution's direction
+        (``softmax`` through ``scaled_dot_product_attention``) lends less, never more."""
         assert self.sandbox is not None
         try:
             reply = self.sandbox.request("calls", None, self.limits.call, "reading which functions call which")
