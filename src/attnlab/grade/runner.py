@@ -372,6 +372,8 @@ class _Run:
                 sb.request(
                     "file", (self.path.name, self.path.read_bytes()), self.limits.statement, "copying the submission"
                 )
+            if self.path.suffix == ".ipynb":
+                self.prelude(sb)
             counts = sb.request("load", self.cells, self.limits.statement, "compiling the submission")
             if not isinstance(counts, list) or len(counts) != len(self.cells):
                 raise StudentError("the submission's process answered nonsense")
@@ -413,6 +415,15 @@ class _Run:
             return False
         self.env = self.make_env(sb, self.names, None)
         return True
+
+    def prelude(self, sb: Sandbox) -> None:
+        """What a notebook finds defined in Jupyter (``source.NOTEBOOK_PRELUDE``), before its cells."""
+        counts = sb.request("load", [source.NOTEBOOK_PRELUDE], self.limits.statement, "preparing the notebook")
+        if not (isinstance(counts, list) and len(counts) == 1 and isinstance(counts[0], list)):
+            raise StudentError("the submission's process answered nonsense")
+        for j in range(len(counts[0])):
+            if sb.request("exec", (0, j), self.limits.statement, "preparing the notebook") is not None:
+                raise StudentError("the notebook could not be prepared")
 
     def list_names(self, sb: Sandbox, snapshot: bool) -> tuple[int | None, Any]:
         reply = sb.request("names", snapshot, self.limits.call, "listing names")
