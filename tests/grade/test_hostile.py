@@ -52,6 +52,7 @@ SAME_AS_TWIN = {
     "cpu_hogs_in_new_sessions",
     "reads_autograder_folder",
     "forged_array_reply",
+    "forged_names_reply",
     "markdown_in_errors",
 }
 # every process of this run's submissions carries this name (fork keeps it; a sandbox cannot exec),
