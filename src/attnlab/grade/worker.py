@@ -7,7 +7,6 @@ so that concurrent runs never share one.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import sys
@@ -19,7 +18,7 @@ from . import jail, launch
 
 UID_RANGE = range(61000, 62000)
 # resident size a worker may keep over what it held when ready, after a job and handing back what
-# it can (a collection, then malloc_trim): past it, the worker starts afresh. Grading the twelve
+# it can (``session.give_back_memory``): past it, the worker starts afresh. Grading the twelve
 # samples one after another grows a worker by about 13 MiB; a forged reply listing 300,000 names
 # takes it from 35 to 170 MiB, and back to about 50 once handed back. The config's
 # ``max_growth_mb`` overrides it.
@@ -151,7 +150,6 @@ def serve(config: dict) -> None:
         scores = {q.name: q.score for q in graded.questions}
         replies.write(json.dumps({"name": job["name"], "score": graded.score, "questions": scores}) + "\n")
         del graded
-        gc.collect()
         if session.give_back_memory(since=baseline) > baseline + growth:
             zygote.close()
             restart(config, replies)
