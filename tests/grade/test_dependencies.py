@@ -49,6 +49,36 @@ def test_does_a_call_through_a_helper_that_is_not_graded_count():
     assert calls.order(["a", "b"], graph) == ["b", "a"]
 
 
+def test_is_a_reference_never_lent_to_a_function_it_calls_back():
+    """The submission's own calls against the solution's direction (its positional encoding through
+    the function that adds it, its softmax through the attention) make cycles: along them nothing
+    is lent either way, and what the solution's graph lends elsewhere stays."""
+    solution = calls.graph(paths.solution_file().read_text(encoding="utf-8"))
+    student = {
+        **solution,
+        "sinusoidal_pe": ["add_positional_encoding"],
+        "softmax": ["scaled_dot_product_attention"],
+    }
+    lendable = calls.lendable(student)
+    assert "add_positional_encoding" not in lendable["sinusoidal_pe"]
+    assert "sinusoidal_pe" not in lendable["add_positional_encoding"]
+    assert "scaled_dot_product_attention" not in lendable["softmax"]
+    assert "softmax" not in lendable["scaled_dot_product_attention"]
+    assert {"scaled_dot_product_attention", "softmax"} <= lendable["self_attention"]
+    assert calls.lendable(solution)["add_positional_encoding"] == {"sinusoidal_pe"}
+
+
+def test_is_nothing_ever_lent_to_itself_or_to_a_function_it_calls():
+    """Whatever calls a submission claims (here every function calling every other), no function
+    is lent itself, nor a function that the solution has call it."""
+    solution = calls.graph(paths.solution_file().read_text(encoding="utf-8"))
+    everything = {name: sorted(solution) for name in solution}
+    for name, lent in calls.lendable(everything).items():
+        assert name not in lent
+        assert not any(name in calls.reach(c, solution) for c in lent)
+    assert all(not lent for lent in calls.lendable(everything).values())
+
+
 def test_are_callees_graded_before_the_functions_that_call_them():
     names = [tf.name for tf in testfiles.load_dir(paths.tests_dir())]
     graph = calls.for_tests(paths.tests_dir())["calls"]

@@ -21,6 +21,7 @@ from attnlab.grade import main
 from attnlab.grade.batch import GRADED
 
 from known_outcomes import FIXTURES
+from markdown_view import KIT_HEADINGS, headings, rendered_markup, score_lines, tokens
 from planted import marks_left, plant, trusted_module_names
 from other_user import (
     NOBODY,
@@ -54,6 +55,9 @@ SAME_AS_TWIN = {
     "reads_autograder_folder",
     "acts_on_other_processes",
     "runs_a_static_program",
+    "forged_array_reply",
+    "forged_names_reply",
+    "markdown_in_errors",
 }
 # every process of this run's submissions carries this name (fork keeps it; a sandbox cannot exec),
 # so the leak check sees only this run's processes, whatever else is graded on the machine
@@ -265,6 +269,19 @@ def test_does_nothing_the_student_sees_hold_hidden_test_source(graded):
         for file in ("feedback.md", "results.json", "output.txt"):
             text = (out / "submissions" / name / file).read_text()
             assert not any(m in text for m in hidden_markers), f"{name}/{file} leaks test source"
+
+
+@pytest.mark.slow
+def test_does_every_feedback_show_the_students_text_only_quoted(graded):
+    """markdown_in_errors raises with a heading, a score line and HTML in its messages: in no
+    feedback does anything but the kit make a heading, a score line, a link or HTML."""
+    results, out, *_ = graded
+    for name, g in results.items():
+        found = tokens((out / "submissions" / name / "feedback.md").read_text())
+        shown, lines = headings(found), score_lines(found)
+        assert shown[0].startswith("Feedback for ") and set(shown[1:]) <= KIT_HEADINGS, name
+        assert len(lines) == 1 and lines[0].startswith(f"Score: {g.score:g} / "), name
+        assert rendered_markup(found) == [], name
 
 
 @pytest.mark.slow

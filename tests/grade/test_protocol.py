@@ -485,6 +485,41 @@ def test_can_a_lent_function_be_made_to_take_more_memory_than_a_sandbox_has(zygo
     sb.kill()
 
 
+def test_does_a_lent_function_grow_the_worker_by_no_more_than_a_sandbox_has():
+    """The bound is on address space, but what the worker maps and does not hold (an allocator's
+    free space, buffers never touched: here 256 MiB) becomes resident without a new mapping. A lent
+    function that fills it and then allocates until refused grows the worker's resident size by
+    no more than the sandbox's own limit (512 MiB here)."""
+    import mmap
+
+    zygote = Zygote(uid=None, gid=None, memory_mb=512, cpu_seconds=60)
+    sb = start(zygote, "def ask(f):\n    return f()\n")
+    spare = mmap.mmap(-1, 256 << 20)  # mapped, not resident
+
+    def resident() -> int:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * resource.getpagesize()
+
+    def fill():
+        start, peak, held = resident(), 0, []
+        try:
+            for offset in range(0, len(spare), 1 << 20):
+                spare[offset : offset + (1 << 20)] = b"x" * (1 << 20)
+            while True:
+                held.append(np.ones(1 << 20))  # 8 MiB, touched
+                peak = max(peak, resident() - start)
+        except MemoryError:
+            return max(peak, resident() - start)
+
+    try:
+        grown, _ = sb.call("ask", None, (fill,), {}, 30)
+    finally:
+        sb.kill()
+        zygote.close()
+        spare.close()
+    assert grown <= (512 + 8) << 20, f"{grown >> 20} MiB"
+
+
 def test_does_a_lent_function_leave_no_memory_behind_in_the_worker(zygote):
     """What a lent function freed but the allocator kept (here 200 MB of small blocks under one
     that stays, as a cache entry made during the call would) is handed back once the call ends."""

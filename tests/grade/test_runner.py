@@ -200,6 +200,26 @@ def test_do_questions_lent_the_same_reference_share_one_fresh_sandbox(zygote, mo
     assert len(spawned) == 2
 
 
+def test_does_a_two_way_cycle_score_no_more_than_leaving_both_formulas_out(zygote, tmp_path):
+    """The positional encoding written through the function that adds it and the softmax through
+    the attention (each of those the honest one-liner the other way): lent each other's
+    references, all four would pass with neither formula written. It must score no more than the
+    same one-liners on stubs, which are lent the stubs' references."""
+    tests = paths.tests_dir()
+    graph = calls.for_tests(tests)["calls"]
+    twin = (FIXTURES / "twin.py").read_text()
+    scores = {}
+    for side in ("attack", "honest"):
+        path = tmp_path / f"{side}.py"
+        path.write_text(twin + "\n\n" + (FIXTURES / "pairs" / f"two_way_cycle.{side}.py").read_text())
+        report = Grader(zygote, tests, paths.autograder_dir() / "support", DEFAULT_LIMITS, calls=graph).grade(path)
+        scores[side] = {q.name: q.score for q in report.questions}
+    assert sum(scores["attack"].values()) <= sum(scores["honest"].values())
+    assert scores["attack"]["sinusoidal_pe"] == scores["attack"]["softmax"] == 0
+    # the honest one-liners are graded with the stubs' references, as the solution's graph lends them
+    assert scores["honest"]["add_positional_encoding"] > 0 and scores["honest"]["scaled_dot_product_attention"] > 0
+
+
 def test_is_a_submission_left_ungraded_rather_than_scored_zero_when_no_sandbox_can_be_had():
     """A zygote gone (killed, say, by an earlier submission on a kernel that lets signals through)
     is the grader's failure, not the student's: no grade, so that ``attnlab grade`` retries it."""

@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from attnlab.grade import wire
@@ -102,6 +102,59 @@ def test_does_any_message_read_or_raise_wire_error(kind, rest):
             wire.Endpoint(mine, lambda kind, body: None).recv()
         except wire.WireError:
             pass
+    finally:
+        mine.close()
+        theirs.close()
+
+
+# an array's sides as a crafted header may give them: small, zero, or past anything that fits in memory
+_SIDES = st.one_of(st.integers(0, 3), st.sampled_from([2**26, wire.MAX_FRAME, 2**32 - 1, 2**62, 2**64 - 1]))
+_TOO_BIG = struct.pack("<BB5Q", 0, 5, 0, 2**26, 2**26, 2**26, 2**26)  # "array is too big" in numpy
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.sampled_from(["reply", "error", "short call", "value", "scalar"]),
+    st.integers(0, 255),
+    st.integers(0, 40),
+    st.lists(_SIDES, max_size=34),
+    st.binary(max_size=64),
+)
+@example("reply", 0, 5, [0, 2**26, 2**26, 2**26, 2**26], b"")
+@example("short call", 0, 5, [0, 2**26, 2**26, 2**26, 2**26], b"")
+def test_does_any_array_header_read_as_an_array_or_raise_wire_error(where, code, ndim, sides, data):
+    """An array's header in any place a frame may carry one (a reply's fast path, a probe's short
+    call, inside a value), with any dtype number, number of sides and sides (a zero beside sides
+    whose product no machine holds): an array, or WireError, never numpy's own errors."""
+    header = bytes([code, ndim]) + struct.pack(f"<{len(sides)}Q", *sides) + data
+    if where in ("value", "scalar"):
+        try:
+            wire.decode((b"a" if where == "value" else b"g") + header)
+        except wire.WireError:
+            pass
+        return
+    head = {"reply": b"o" + struct.pack("<I", 1), "error": b"e" + struct.pack("<I", 1)}
+    payload = head.get(where, b"c" + struct.pack("<II", 1, 5)) + b"a" + header
+    mine, theirs = socket.socketpair()
+    try:
+        theirs.sendall(struct.pack("<I", len(payload)) + payload)
+        try:
+            wire.Endpoint(mine, lambda kind, body: None).recv()
+        except wire.WireError:
+            pass
+    finally:
+        mine.close()
+        theirs.close()
+
+
+def test_does_a_reply_of_an_array_too_big_for_numpy_raise_wire_error_in_a_probes_call():
+    """The reply to a lent function's call on one array is read by the caller's own fast path."""
+    mine, theirs = socket.socketpair()
+    try:
+        payload = b"o" + struct.pack("<I", 1) + b"a" + _TOO_BIG
+        theirs.sendall(struct.pack("<I", len(payload)) + payload)
+        with pytest.raises(wire.WireError):
+            wire.Endpoint(mine, lambda kind, body: None).caller(5)(np.arange(3.0))
     finally:
         mine.close()
         theirs.close()

@@ -63,6 +63,21 @@ def reach(name: str, calls: dict[str, list[str]]) -> set[str]:
     return found
 
 
+def lendable(calls: dict[str, list[str]]) -> dict[str, set[str]]:
+    """For each function, the functions whose references may stand in for the student's while it
+    is graded: those it calls (directly or further down) that do not call it back. A reference that
+    calls the function it is lent to, or itself, could compute that function: lent along a cycle
+    (a ``sinusoidal_pe`` written through ``add_positional_encoding``, which calls it), each would be
+    graded with the other's reference and neither formula written. ``calls`` is the solution's
+    graph, perhaps with the submission's own calls added: those can add cycles, which lend less,
+    but never an edge that the solution's graph runs the other way."""
+    reach_of = {name: reach(name, calls) for name in calls}
+    return {
+        name: {c for c in reached if name not in reach_of.get(c, set()) and c != name}
+        for name, reached in reach_of.items()
+    }
+
+
 def for_course(assignment: str) -> dict:
     """What ``write`` stores, for an assignment of the active course: the graph of its solution and
     the course's setting (``[grading] isolate_dependencies``, default true)."""

@@ -25,7 +25,10 @@ the handle's number and the array, and the worker answers one in a table from th
 Timing shows a table's answer from a computed one; so the oracle lends every probe it tables in the
 second form with the same ``pick``, the stateful probe too, and a checker's calls on X and its
 reorderings take the same time whichever it holds (``benchmarks/timing_channel.py``). Nothing is
-unpickled; any malformed frame raises ``WireError``.
+unpickled; any malformed frame raises ``WireError`` (the general decoder and the fast paths for one
+array alike), which costs the submission that sent it its sandbox, never the worker; an exception
+while the worker grades one submission fails that submission's remaining cases, and a worker whose
+resident size has grown past ``worker.MAX_GROWTH`` after a submission starts afresh.
 
 Worker -> sandbox (each with a deadline: the request's CPU seconds of the sandbox's own cgroup, or
 without one of its own process, and ``Sandbox.WALL_FACTOR`` times that of wall time; sends are
@@ -103,7 +106,7 @@ SANDBOX_TO_WORKER = (
         "(handle, args, kwargs)",
         "the lent function's result, or (type, type, "
         "short message) of its error; a handle is valid only while the call that lent it runs",
-        "served by the worker, with no more memory than a sandbox has; its time is paused on the "
+        "served by the worker, growing its resident size by no more than a sandbox's memory; its time is paused on the "
         "request it interrupts, up to that request's CPU limit in all",
     ),
     Message(

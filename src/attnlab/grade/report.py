@@ -161,8 +161,12 @@ def summary(report: Report) -> str:
 
 
 def feedback_md(report: Report, who: str | None = None) -> str:
+    """The student's feedback as Markdown. Only the kit writes Markdown here: every message (the
+    student's exception text may be in any of them), error and note is quoted in a fenced block,
+    and the name in the heading is escaped, so that no heading, score line, link or HTML comes
+    from a student."""
     out = [
-        f"# Feedback for {' '.join((who or report.submission).split())}",
+        heading(who or report.submission),
         "",
         f"**Score: {_pts(report.score)} / {_pts(report.possible)}**",
         "",
@@ -172,8 +176,8 @@ def feedback_md(report: Report, who: str | None = None) -> str:
     out += [f"| {q.name} | {_pts(q.score)} | {_pts(q.possible)} |" for q in report.questions]
     if report.errors:
         out += ["", "## Errors while running your submission", ""]
-        out += [f"- {e}" for e in report.errors]
-        out.append("")
+        for e in report.errors:
+            out += [*quoted(e), ""]
         out.append(
             "Anything defined before an error still counts; what the failing statement "
             "(and, in a notebook, the rest of its cell) would have defined does not."
@@ -183,16 +187,45 @@ def feedback_md(report: Report, who: str | None = None) -> str:
         out += ["", "## What failed", ""]
         for _, c in failed:
             kind = "hidden test" if c.hidden else "public test"
-            body = "\n".join(filter(None, [c.message, c.note])).replace("\n", "\n  ")
-            out.append(f"- **{c.name}** ({kind}, {_pts(c.points)} pt): {body}")
+            out.append(f"- **{c.name}** ({kind}, {_pts(c.points)} pt):")
+            out += quoted(c.message or "failed", indent="  ")
+            if c.note:
+                out.append(f"  {c.note}")  # the kit's own words, naming the kit's functions
     else:
         out += ["", "Every test passed."]
     # a question graded with a reference in place of a failing callee says so even when it passed
     lent = {q.name: c.note for q in report.questions for c in q.cases if c.note}
-    notes = [f"`{name}`: {note}" for name, note in lent.items()] + report.notes
-    if notes:
-        out += ["", "## Notes", ""] + [f"- {n}" for n in notes]
+    if lent or report.notes:
+        out += ["", "## Notes", ""] + [f"- `{name}`: {note}" for name, note in lent.items()]
+        for n in report.notes:
+            out += ["-", *quoted(n, indent="  ")]
     return "\n".join(out) + "\n"
+
+
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>#!|~&])")
+
+
+def escaped(text: str) -> str:
+    """``text`` on one line as Markdown that shows it as it is: every character that could start a
+    heading, emphasis, code, a link (``(`` only follows ``]``), a table cell, an entity or HTML has
+    its backslash."""
+    return _MARKDOWN.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def heading(who: str) -> str:
+    """The feedback's first line, naming the student (a name comes from a roster, an LMS or the
+    file's own name: text, never Markdown)."""
+    return f"# Feedback for {escaped(who)}"
+
+
+def quoted(text: str, *, indent: str = "") -> list[str]:
+    """``text`` as a fenced code block (lines to join with newlines), each line indented by ``indent``
+    (a list item's): the fence is longer than any run of backticks inside, so nothing in ``text``
+    can close it, and a carriage return, which Markdown reads as a line end too, is one."""
+    lines = str(text).replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd").split("\n")
+    longest = max((len(run) for run in re.findall(r"`+", str(text))), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{indent}{fence}text", *(f"{indent}{line}" for line in lines), f"{indent}{fence}"]
 
 
 def _pts(x: float) -> str:
@@ -247,7 +280,7 @@ def stamp(results: Path, fields: dict[str, Any], who: str) -> dict[str, Any]:
     if feedback.is_file():
         text = feedback.read_text(encoding="utf-8")
         body = text.split("\n", 1)[1] if text.startswith("# Feedback for ") else "\n" + text
-        write_atomic(feedback, f"# Feedback for {' '.join(who.split())}\n{body}")
+        write_atomic(feedback, f"{heading(who)}\n{body}")
     write_atomic(results, json.dumps(data, indent=1))
     return data
 

@@ -130,15 +130,32 @@ class Grader:
         by_name = {tf.name: tf for tf in tests}
         order = call_graph.order(by_name, calls)
         reach = {tf.name: call_graph.reach(tf.name, calls) for tf in tests}
+        lendable = call_graph.lendable(calls)
         callees = {
-            name: sorted(c for c in reached if c in by_name and by_name[c].reference) if self.isolate else []
-            for name, reached in reach.items()
+            name: sorted(c for c in lendable.get(name, ()) if c in by_name and by_name[c].reference)
+            if self.isolate
+            else []
+            for name in reach
         }
         uses = {name: [n for n in order if n in reached] for name, reached in reach.items()}
         return [by_name[name] for name in order], callees, uses
 
     def grade(self, path: Path) -> Report:
         return _Run(self, Path(path)).run()
+
+    def ungraded(self, path: Path, why: str) -> Report:
+        """The report of a submission whose grading stopped before any result: every case failed
+        with ``why``."""
+        questions = [
+            QuestionResult(
+                tf.name,
+                tf.points,
+                tf.all_or_nothing,
+                [CaseResult(tf.name, c.name, c.points, c.hidden, False, why) for c in tf.cases],
+            )
+            for tf in sorted(self.tests, key=lambda tf: tf.path)
+        ]
+        return Report(Path(path).stem, str(path), questions, notes=[why])
 
 
 class SandboxUnavailable(RuntimeError):
@@ -198,6 +215,12 @@ class _Run:
                     lending.append(tf)  # its failed cases again, lent, after every case that lends nothing
             self.run_lending(lending)
             self.blame_callees()
+        except SandboxUnavailable:
+            raise
+        except Exception as e:  # noqa: BLE001 - whatever a submission's replies do costs that submission alone
+            self.stopped = f"grading stopped: the submission's process made the grader fail ({type(e).__name__})"
+            self.notes.append(self.stopped)
+            self.fail_the_rest(self.stopped)
         finally:
             if self.sandbox is not None:
                 self.sandbox.kill()
@@ -218,12 +241,22 @@ class _Run:
             time.monotonic() - self.start,
         )
 
+    def fail_the_rest(self, why: str) -> None:
+        """Every case without a result fails, saying ``why``; what has run keeps its result."""
+        for tf in self.tests:
+            done = {r.name for r in self.results.setdefault(tf.name, [])}
+            self.results[tf.name] += [
+                CaseResult(tf.name, c.name, c.points, c.hidden, False, why) for c in tf.cases if c.name not in done
+            ]
+
     def add_student_calls(self) -> None:
         """The solution's call graph, and the submission's own besides: a student's function may
         call another graded one that the solution's does not (``multi_head_attention`` through
         their ``self_attention``), and a mistake in that one must cost its points once, in it. The
         graph comes from the sandbox, so the student may claim any call; a claimed call lends a
-        reference only where the callee fails its own tests, which a call in the code would too."""
+        reference only where the callee fails its own tests, which a call in the code would too,
+        and never along a cycle (``calls.lendable``): a claim against the solution's direction
+        (``softmax`` through ``scaled_dot_product_attention``) lends less, never more."""
         assert self.sandbox is not None
         try:
             reply = self.sandbox.request("calls", None, self.limits.call, "reading which functions call which")
@@ -339,6 +372,8 @@ class _Run:
                 sb.request(
                     "file", (self.path.name, self.path.read_bytes()), self.limits.statement, "copying the submission"
                 )
+            if self.path.suffix == ".ipynb":
+                self.prelude(sb)
             counts = sb.request("load", self.cells, self.limits.statement, "compiling the submission")
             if not isinstance(counts, list) or len(counts) != len(self.cells):
                 raise StudentError("the submission's process answered nonsense")
@@ -380,6 +415,15 @@ class _Run:
             return False
         self.env = self.make_env(sb, self.names, None)
         return True
+
+    def prelude(self, sb: Sandbox) -> None:
+        """What a notebook finds defined in Jupyter (``source.NOTEBOOK_PRELUDE``), before its cells."""
+        counts = sb.request("load", [source.NOTEBOOK_PRELUDE], self.limits.statement, "preparing the notebook")
+        if not (isinstance(counts, list) and len(counts) == 1 and isinstance(counts[0], list)):
+            raise StudentError("the submission's process answered nonsense")
+        for j in range(len(counts[0])):
+            if sb.request("exec", (0, j), self.limits.statement, "preparing the notebook") is not None:
+                raise StudentError("the notebook could not be prepared")
 
     def list_names(self, sb: Sandbox, snapshot: bool) -> tuple[int | None, Any]:
         reply = sb.request("names", snapshot, self.limits.call, "listing names")

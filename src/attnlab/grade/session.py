@@ -429,14 +429,16 @@ _NOT_PLAIN = (wire.Ref, wire.Handle, list, tuple, dict)
 _STATM: tuple[int, int] | None = None  # (pid, that process's /proc/self/statm), once opened
 _PAGE = resource.getpagesize()
 _TRIM_PAST = 64 << 20  # growth after which what the allocator kept is handed back
+_LEAST_ROOM = 16 << 20  # what a lent call may always map anew (an honest one needs a few MiB)
 
 
-def _mapped() -> int:
-    """Bytes this process maps now (kept open, one read a call, per process)."""
+def _usage() -> tuple[int, int]:
+    """Bytes this process maps and holds resident now (kept open, one read a call, per process)."""
     global _STATM
     if _STATM is None or _STATM[0] != os.getpid():
         _STATM = (os.getpid(), os.open("/proc/self/statm", os.O_RDONLY | os.O_CLOEXEC))
-    return int(os.pread(_STATM[1], 64, 0).split()[0]) * _PAGE
+    fields = os.pread(_STATM[1], 64, 0).split()
+    return int(fields[0]) * _PAGE, int(fields[1]) * _PAGE
 
 
 @functools.cache
@@ -446,19 +448,39 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return getattr(ctypes.CDLL(None), "malloc_trim", None)  # glibc's; None elsewhere
 
 
+def give_back_memory(*, since: int) -> int:
+    """Once the resident size has grown past ``since`` by more than a little: collect the garbage
+    (a grading's objects hold each other, a test's proxy and the run that guards it) and hand back
+    what the allocator keeps. The resident size afterwards. (Both only then: a full collection
+    costs a worker more than a tenth of an honest submission's time.)"""
+    resident = _usage()[1]
+    if resident > since + _TRIM_PAST:
+        import gc
+
+        gc.collect()
+        trim = _malloc_trim()
+        if trim is not None:
+            trim(0)
+        resident = _usage()[1]
+    return resident
+
+
 def within_memory(memory_mb: int | None, fn: Callable, args: tuple, kwargs: dict) -> Any:
-    """``fn(*args, **kwargs)`` with this process's address space held to what it maps now plus
-    ``memory_mb`` MiB (a MemoryError past that), its limit as it was afterwards. A function lent to
-    the student runs in the worker on whatever the student passes it: the student must not be able
-    to buy more memory with it than its own sandbox has, nor leave any behind (memory it freed but
-    the allocator kept is handed back to the system). Unbounded where the limit cannot be set (no
-    /proc, or an RLIMIT_AS the system ignores), or with ``memory_mb`` None."""
+    """``fn(*args, **kwargs)`` with this process's resident size held to what it is now plus
+    ``memory_mb`` MiB (a MemoryError past that), its limits as they were afterwards. A function lent
+    to the student runs in the worker on whatever the student passes it: the student must not be
+    able to buy more memory with it than its own sandbox has, nor leave any behind (memory it freed
+    but the allocator kept is handed back to the system). The bound is on address space
+    (RLIMIT_AS): what is mapped but not resident (an allocator's free space, untouched buffers) can
+    become resident without a new mapping, so new mappings get ``memory_mb`` less that (at least
+    ``_LEAST_ROOM``). Unbounded where the limit cannot be set (no /proc, or an RLIMIT_AS the system
+    ignores), or with ``memory_mb`` None."""
     if memory_mb is None:
         return fn(*args, **kwargs)
     try:
-        mapped = _mapped()
+        mapped, resident = _usage()
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        bound = mapped + (memory_mb << 20)
+        bound = mapped + max((memory_mb << 20) - (mapped - resident), min(memory_mb << 20, _LEAST_ROOM))
         for limit in (soft, hard):
             if limit != resource.RLIM_INFINITY:
                 bound = min(bound, limit)
@@ -469,9 +491,7 @@ def within_memory(memory_mb: int | None, fn: Callable, args: tuple, kwargs: dict
         return fn(*args, **kwargs)
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-        trim = _malloc_trim() if _mapped() > mapped + _TRIM_PAST else None
-        if trim is not None:
-            trim(0)
+        give_back_memory(since=resident)
 
 
 # lent functions' known answers, as look-ups from the encoding of an input (exactly its dtype, shape

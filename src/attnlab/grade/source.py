@@ -4,7 +4,8 @@ Notebooks are read with nbformat and run cell by cell (an erroring cell stops on
 otter); cells tagged ``otter_ignore`` are skipped, as otter does. A ``.py`` file is one cell, as otter
 runs it. The cells are passed on as written: the sandbox turns IPython syntax (``%magic``,
 ``!shell``, ``x?``) into ``get_ipython()`` calls under its own limits (``sandbox.python_source``),
-since a crafted source can make that conversion slow. No Jupyter kernel or kernelspec is involved.
+since a crafted source can make that conversion slow, and a notebook's run starts with
+``NOTEBOOK_PRELUDE``. No Jupyter kernel or kernelspec is involved.
 """
 
 from __future__ import annotations
@@ -19,6 +20,15 @@ from .. import userfiles
 
 
 MAX_BYTES = 100 * 2**20  # a notebook's outputs count too (``discover``'s limit)
+
+# Run before a notebook's cells, in its sandbox: what IPython puts in every notebook's builtins and
+# the sandbox's stand-in shell does not. ``display`` prints its objects, as IPython's own does where
+# there is no notebook to show them in (the output is the instructor's log).
+NOTEBOOK_PRELUDE = """\
+import builtins as _builtins
+_builtins.display = lambda *objs, **options: print(*objs)
+del _builtins
+"""
 
 
 def cells(path: Path) -> list[str]:

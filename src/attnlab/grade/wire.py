@@ -556,7 +556,10 @@ def _array_at(buf: bytes, pos: int) -> np.ndarray:
         size *= n
     if start + size * dtype.itemsize != len(buf):
         raise WireError("array data does not match its shape")
-    return np.ndarray(shape, dtype, buf, start).copy()
+    try:
+        return np.ndarray(shape, dtype, buf, start).copy()
+    except (ValueError, MemoryError) as e:  # a shape with a 0 whose other sides overflow: "array is too big"
+        raise WireError(f"malformed array ({type(e).__name__})") from None
 
 
 # ---- frames and requests ----------------------------------------------------------------------
@@ -711,6 +714,16 @@ class Endpoint:
         return self._parse(self._frame())
 
     def _parse(self, frame: bytes) -> tuple:
+        """The message in ``frame``; WireError for anything malformed, whatever the bytes: a reply the
+        other side crafted is that side's failure, never the receiver's."""
+        try:
+            return self._message(frame)
+        except WireError:
+            raise
+        except Exception as e:  # noqa: BLE001 - no frame may end the receiver in another way
+            raise WireError(f"malformed message ({type(e).__name__})") from None
+
+    def _message(self, frame: bytes) -> tuple:
         if len(frame) < 10 or frame[4] not in _NAMES:  # a length, a type, an id and at least a tag
             raise WireError("malformed message")
         tag, rid = _HEAD.unpack_from(frame, 4)

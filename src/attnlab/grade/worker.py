@@ -11,11 +11,18 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any, NoReturn
 
 from .. import importpath
 from . import jail, launch
 
 UID_RANGE = range(61000, 62000)
+# resident size a worker may keep over what it held when ready, after a job and handing back what
+# it can (``session.give_back_memory``): past it, the worker starts afresh. Grading the twelve
+# samples one after another grows a worker by about 13 MiB; a forged reply listing 300,000 names
+# takes it from 35 to 170 MiB, and back to about 50 once handed back. The config's
+# ``max_growth_mb`` overrides it.
+MAX_GROWTH = 96 << 20
 
 
 def _uids_in_use() -> set[int]:
@@ -108,7 +115,7 @@ def serve(config: dict) -> None:
         # wakeups (the zygote pins itself before its first fork; pinned after it starts, not before,
         # it is not held to this core while it starts)
         os.sched_setaffinity(0, {config["cpu"]})
-    from . import report
+    from . import report, session
     from .runner import Grader, Limits, SandboxUnavailable
     from .session import Zygote
 
@@ -124,7 +131,10 @@ def serve(config: dict) -> None:
         isolate=dependencies["isolate"],
     )
     mode = zygote.mode
-    replies.write(json.dumps({"ready": mode, "isolation": zygote.isolation}) + "\n")
+    if not config.get("restarted"):  # (a worker that restarted itself is ready for the batch already)
+        replies.write(json.dumps({"ready": mode, "isolation": zygote.isolation}) + "\n")
+    baseline = session.give_back_memory(since=0)
+    growth = MAX_GROWTH if config.get("max_growth_mb") is None else int(config["max_growth_mb"]) << 20
     for line in sys.stdin:
         job = json.loads(line)
         try:
@@ -133,12 +143,27 @@ def serve(config: dict) -> None:
             # this worker can grade no more: it ends, and the batch retries the job on a fresh one
             zygote.close()
             importpath.exit_now(1)
+        except Exception as e:  # noqa: BLE001 - whatever one submission did costs that submission alone
+            graded = grader.ungraded(Path(job["path"]), f"grading stopped ({type(e).__name__})")
         report.write(Path(config["out"]), graded, job["fields"], job["who"])
         # what grades.csv needs, so that the batch never reads the results back
         scores = {q.name: q.score for q in graded.questions}
         replies.write(json.dumps({"name": job["name"], "score": graded.score, "questions": scores}) + "\n")
+        del graded
+        if session.give_back_memory(since=baseline) > baseline + growth:
+            zygote.close()
+            restart(config, replies)
     zygote.close()
     replies.close()
+
+
+def restart(config: dict, replies: Any) -> NoReturn:
+    """Start this worker afresh in this process (what one submission's grading left in its memory
+    is gone with it): the same pid and pipes, so the batch goes on sending it jobs."""
+    replies.flush()
+    os.dup2(replies.fileno(), 1)  # its replies' pipe as stdout again, as the batch started it
+    command = importpath.python_command("attnlab.grade.worker", "main")
+    os.execv(command[0], [*command, json.dumps({**config, "restarted": True})])
 
 
 def main() -> None:

@@ -1,0 +1,49 @@
+"""What a student reads in feedback.md: only the kit writes Markdown there."""
+
+from attnlab import paths
+from attnlab.grade import report
+from attnlab.grade.runner import Grader, Limits
+from attnlab.grade.session import Zygote
+
+from known_outcomes import FIXTURES
+from markdown_view import KIT_HEADINGS, headings, quoted_text, rendered_markup, score_lines, tokens
+
+WHO = "`Bob` # **Score: 63 / 63** <b>x</b> [me](http://example.com)"
+
+
+def test_does_a_students_markdown_reach_the_feedback_only_quoted(tmp_path):
+    """A submission whose error messages (at import, and from a function a test calls) hold a
+    heading, a fake score line, HTML, a link and runs of backticks, graded under a name that holds
+    them too: the feedback's headings and its one score line are the kit's, it has no HTML and no
+    link, and the student's text is there, quoted as it was."""
+    sub = tmp_path / "markdown.py"
+    sub.write_text(
+        (FIXTURES / "twin.py").read_text() + "\n\n" + (FIXTURES / "hostile" / "markdown_in_errors.py").read_text()
+    )
+    zygote = Zygote(uid=None, gid=None, memory_mb=1024, cpu_seconds=60)
+    try:
+        graded = Grader(zygote, paths.tests_dir(), paths.autograder_dir() / "support", Limits()).grade(sub)
+    finally:
+        zygote.close()
+    text = report.feedback_md(graded, WHO)
+    found = tokens(text)
+    shown = headings(found)
+    assert shown[0] == "Feedback for " + WHO
+    assert set(shown[1:]) <= KIT_HEADINGS and len(shown[1:]) == len(set(shown[1:]))
+    assert score_lines(found) == [f"Score: {graded.score:g} / {graded.possible:g}"]
+    assert rendered_markup(found) == []
+    quoted = quoted_text(found)
+    assert "# Regraded by the instructor" in quoted and "**Score: 63 / 63**" in quoted and "`````" in quoted
+    assert "causal_mask" in text and "raised RuntimeError" in quoted
+
+
+def test_does_a_renamed_feedback_keep_the_name_as_text(tmp_path):
+    """``stamp`` names the student afresh (a roster read later): the name is text there too."""
+    folder = tmp_path / "s"
+    folder.mkdir()
+    (folder / "feedback.md").write_text("# Feedback for someone\n\n**Score: 1 / 2**\n")
+    (folder / "results.json").write_text('{"extra_data": {"engine": "attnlab"}}')
+    report.stamp(folder / "results.json", {}, WHO)
+    found = tokens((folder / "feedback.md").read_text())
+    assert headings(found) == ["Feedback for " + WHO]
+    assert score_lines(found) == ["Score: 1 / 2"]
