@@ -167,16 +167,28 @@ def test_does_a_one_bug_submission_lose_points_in_its_function_and_nowhere_else(
 OWN_CALLS = bug_corpus.load().OWN_CALLS
 
 
+# the base's functions built on its own where the solution's are not: no reference is lent along
+# these edges (only the solution's graph lends), so the caller is graded with the student's callee
+OWN_CALLERS = {"self_attention": "multi_head_attention", "pe_shift_matrix": "rope"}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("overlay", OWN_CALLS, ids=[p.stem for p in OWN_CALLS])
-def test_does_a_bug_in_a_function_the_students_own_code_calls_cost_points_there_alone(one_run, overlay):
+def test_does_a_bug_in_a_function_the_students_own_code_calls_cost_points_there_and_point_callers_at_it(
+    one_run, overlay
+):
     """The base's multi_head_attention calls its self_attention, its rope its pe_shift_matrix, where
-    the reference solution's call neither: the reference of the one with the bug is lent to them.
-    And where the reference cannot stand in (the student's own softmax takes `dim`, and so does
-    their attention's call of it), the caller keeps what it earns with the student's own callee."""
+    the reference solution's call neither: nothing is lent there, so the caller may lose points too,
+    and each of its failing rows sends the student to the callee. Where the solution's graph does
+    lend (softmax under attention) but the reference cannot stand in (the student's own softmax
+    takes `dim`, and so does their attention's call of it), the caller keeps what it earns."""
     target = overlay.stem.split("_loses_")[1]
     results = one_run[f"own_{overlay.stem}"]
-    assert _lost(results) == {target}
+    lost = _lost(results)
+    assert target in lost and lost <= {target, OWN_CALLERS.get(target)}
+    for t in results["tests"]:
+        if t["extra_data"]["question"] in lost - {target} and t["score"] < t["max_score"]:
+            assert f"uses your `{target}`" in t["output"], t["output"]
 
 
 @pytest.mark.slow

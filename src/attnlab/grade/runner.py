@@ -130,9 +130,15 @@ class Grader:
         by_name = {tf.name: tf for tf in tests}
         order = call_graph.order(by_name, calls)
         reach = {tf.name: call_graph.reach(tf.name, calls) for tf in tests}
+        # lent only where the solution's own graph puts the callee (the submission's calls can add
+        # cycles, which lend less, but no edge: a reference lent sideways could stand in for the
+        # formula of the function it is lent to)
         lendable = call_graph.lendable(calls)
+        solution = {name: call_graph.reach(name, self.calls) for name in reach}
         callees = {
-            name: sorted(c for c in lendable.get(name, ()) if c in by_name and by_name[c].reference)
+            name: sorted(
+                c for c in lendable.get(name, ()) if c in solution[name] and c in by_name and by_name[c].reference
+            )
             if self.isolate
             else []
             for name in reach
@@ -250,13 +256,14 @@ class _Run:
             ]
 
     def add_student_calls(self) -> None:
-        """The solution's call graph, and the submission's own besides: a student's function may
-        call another graded one that the solution's does not (``multi_head_attention`` through
-        their ``self_attention``), and a mistake in that one must cost its points once, in it. The
-        graph comes from the sandbox, so the student may claim any call; a claimed call lends a
-        reference only where the callee fails its own tests, which a call in the code would too,
-        and never along a cycle (``calls.lendable``): a claim against the solution's direction
-        (``softmax`` through ``scaled_dot_product_attention``) lends less, never more."""
+        """The solution's call graph, and the submission's own besides. References are lent only
+        along the solution's edges; the submission's own calls can only take lending away (a claim
+        against the solution's direction, ``softmax`` through ``scaled_dot_product_attention``, makes
+        a cycle, and nothing is lent along a cycle: ``calls.lendable``), and they say which callee a
+        failing row points at (``blame_callees``: a ``multi_head_attention`` built on the student's
+        own ``self_attention``, which the solution's is not, is graded with that ``self_attention``
+        and, where it fails, sent to fix it first). The graph comes from the sandbox, so the student
+        may claim any call: a claim lends nothing and moves no points, only a message."""
         assert self.sandbox is not None
         try:
             reply = self.sandbox.request("calls", None, self.limits.call, "reading which functions call which")
