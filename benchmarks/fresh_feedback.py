@@ -1,7 +1,7 @@
 """What the grader tells students about mistakes it has never seen: grades the fresh fixtures and
 writes one report to read, not a pass/fail number.
 
-    .venv/bin/python benchmarks/fresh_feedback.py --out DIR [--fixtures tests/fixtures/fresh]
+    .venv/bin/python benchmarks/fresh_feedback.py --out DIR [--folder tests/fixtures/fresh]
 
 Runs ``attnlab grade FIXTURES --out DIR/results --force`` (forced, so a rerun after a change of
 the grader regrades everything), then writes ``DIR/review.md``: per submission, the mistake as its
@@ -120,7 +120,10 @@ def write_review(*, fixtures: Path, results: Path, out: Path) -> Path:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--fixtures", type=Path, default=ROOT / "tests" / "fixtures" / "fresh")
+    # --folder names any set of fresh fixtures (tests/fixtures/fresh2 ...); --fixtures is its older name
+    parser.add_argument(
+        "--folder", "--fixtures", dest="fixtures", type=Path, default=ROOT / "tests" / "fixtures" / "fresh"
+    )
     args = parser.parse_args(argv)
     out, fixtures = args.out.resolve(), args.fixtures.resolve()
     out.mkdir(parents=True, exist_ok=True)
