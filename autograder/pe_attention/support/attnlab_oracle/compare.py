@@ -411,7 +411,7 @@ _STRUCTURAL = {
     ),
     "factor": (
         "the result off by a constant factor",
-        "look for a scale or sign in the wrong place (after a softmax, on the output) or applied twice",
+        "look for a scale or a sign applied where it does not belong, or twice",
     ),
     "sign": (
         "the result off by a constant factor",
