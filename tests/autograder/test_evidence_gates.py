@@ -68,6 +68,18 @@ def test_does_a_variant_refuted_for_one_submission_stay_nameable_for_the_next():
         assert "looks like a ramp plus one:" in text, text
 
 
+def test_is_a_variant_ruled_out_by_the_other_half_of_a_pair_not_named_later():
+    """A variant passed as None (its other result did not match) was checked against that case."""
+    fn = lambda n: _doubling(n)  # noqa: E731
+    fn.__name__ = "ramp"
+    oracle.call(fn, 5)
+    first = _failure(
+        lambda: oracle.assert_close(fn(5), np.arange(5.0), "ramp(5)", [("a ramp plus one", "count from 0", None)])
+    )
+    assert "looks like" not in first
+    assert "looks like" not in _ramp_case(fn, 3)
+
+
 # ---- B: a result that depends on earlier calls is said so, with the calls that could matter
 
 

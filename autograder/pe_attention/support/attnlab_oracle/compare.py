@@ -430,7 +430,8 @@ def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL, *, ax
     of), then names a mistake only when the result matches it. ``variants`` is a sequence of
     ``(name, explanation, array)``, or a function returning one (called only when the result is
     wrong): a result that matches exactly one name (of any shape) is named; one that matches several
-    is described and the names listed.
+    is described and the names listed. An array of None is a variant this case rules out by another
+    part of the result (the other half of a pair): checked, and not matched.
     """
     promised = np.asarray(expected).dtype
     expected = np.asarray(expected, dtype=np.float64)
@@ -445,7 +446,7 @@ def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL, *, ax
     for name, why, wrong in variants() if callable(variants) else variants:
         checked.add(name)
         # a wrong variant may overflow: nan where it overflows is part of what it looks like
-        if _close(got, np.asarray(wrong, dtype=np.float64), atol, rtol, equal_nan=True):
+        if wrong is not None and _close(got, np.asarray(wrong, dtype=np.float64), atol, rtol, equal_nan=True):
             found.setdefault(name, why)
     found = _explaining(found, checked, got, sums_to_one)
     if not axes and got.ndim == expected.ndim == 2:
