@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .mistakes import Mistake, family, raising, variants
+from .mistakes import UNNORMALISED, Mistake, family, raising, variants
 
 __all__ = [
     "softmax",
@@ -70,11 +70,13 @@ SOFTMAX_MISTAKES = [
         "softmax over the whole array",
         "normalise each slice along `axis`, not all entries together",
         dict(shift="global max", total="all"),
+        UNNORMALISED,
     ),
     Mistake(
         "a sum over every entry",
         "divide by the sum along `axis` (keepdims=True), not by the sum of the whole array",
         dict(total="all"),
+        UNNORMALISED,
     ),
     Mistake("no max-subtraction", "exp(1000) overflows; subtract each row's maximum before exp", dict(shift="none")),
     Mistake(
@@ -108,6 +110,7 @@ SOFTMAX_MISTAKES = [
         "a division by the maximum instead of the sum",
         "divide each exp by the sum along `axis`, so that the weights sum to 1",
         dict(total="max"),
+        UNNORMALISED,
     ),
 ]
 

@@ -17,7 +17,7 @@ import weakref
 import numpy as np
 
 from . import evidence, probes
-from .compare import call_as, call_as_noting_changes, show_call
+from .compare import MUTATION_LABEL, call_as, call_as_noting_changes, show_call
 
 __all__ = [
     "expect",
@@ -79,6 +79,15 @@ def expect(kind, checker, probe, X, expected, perms=None, **kwargs):
     answer, changed = _answer(kind, checker, probe, X, perms, kwargs)
     if answer == expected:
         return changed
+    # a checker that reorders the caller's X in place compares f on permutations of permutations:
+    # that it changed X is certain (the call's arguments were compared, as for every function), and
+    # said first, as any other function that changes its input is told
+    if changed:
+        shown = ", ".join({0: "f", 1: "X"}.get(k, str(k)) for k in changed)
+        raise AssertionError(
+            f"{_shown(kind, probe, X, _given(perms, kwargs))} returned {answer} and changed its input {shown} in "
+            f"place: it looks like {MUTATION_LABEL}: reorder a copy (X[p] makes one) and leave the caller's X as it was"
+        )
     found = None
     if isinstance(probe.f, OnePermutationOnly) and answer:
         found = single_default_permutation(kind, checker, probe)

@@ -18,10 +18,11 @@ is a float32 number), an argument changed in place, and for ``assert_raises`` a 
 
 import inspect
 import re
+import weakref
 
 import numpy as np
 
-from . import errors
+from . import errors, mistakes
 from .describe import difference
 
 ATOL = 1e-8
@@ -109,22 +110,76 @@ def _raised(e):
     return f"{type(e).__name__}: {defuse(message)}" if message else type(e).__name__
 
 
+class _Seen:
+    """What the tests have seen of one student function so far: the calls made to it, in order, the
+    known mistakes that a failing case of it was checked against and did not match (no later case
+    may name those: a variant that coincides with one case but not another is no cause), and the
+    errors it raised (a refusal of one input's special case is not named for an error it also
+    raised on other inputs)."""
+
+    LIMIT = 40  # calls remembered: far more than any function's tests make
+
+    def __init__(self, fn):
+        try:
+            self.ref = weakref.ref(fn)
+        except TypeError:  # an object without weak references: held for as long as it is the subject
+            self.ref = lambda fn=fn: fn
+        self.calls = []  # (shown, shapes) of every call, oldest first
+        self.refuted = set()
+        self.raised = set()  # (type, message without its numbers) of every error a call raised
+
+
+# name -> _Seen of the function of that name called last. A new function object under the same name
+# (the next submission, a fresh sandbox) starts afresh: nothing of one submission reaches another.
+_SEEN: dict = {}
+_LAST: list = [None]  # the _Seen of the function called last: the one whose result a test checks next
+
+
+def _seen(fn):
+    name = getattr(fn, "__name__", "")
+    seen = _SEEN.get(name)
+    if seen is None or seen.ref() is not fn:
+        seen = _SEEN[name] = _Seen(fn)
+    return seen
+
+
+def _shapes(args):
+    """What makes two calls alike for a cache: the arrays' shapes and the integer sizes, in order."""
+    return tuple(
+        ("array", a.shape)
+        if isinstance(a, np.ndarray)
+        else ("list", len(a))
+        if isinstance(a, (list, tuple))
+        else a
+        if isinstance(a, int)
+        else type(a).__name__
+        for a in args
+    )
+
+
 def _invoke(shown, fn, args, kwargs, refusals=None):
     if fn is None:
         # otter passes None for a function the submission lacks; the grader reports it as missing
         raise NameError("the function under test is not defined")
+    seen = _LAST[0] = _seen(fn)
+    seen.calls = [*seen.calls[-(seen.LIMIT - 1) :], (shown, _shapes(args))]
     try:
         return fn(*args, **kwargs)
     except Exception as e:  # whatever the submission raised is its failure
         if _from_engine(e):
             raise
+        # the error with its sizes left out: the same slip raises it on inputs of other sizes
+        said = (type(e).__name__, re.sub(r"\d+", "#", str(e)))
         if callable(refusals):  # a function of the exception: the mistake that raises the same, or None
             found = refusals(e)
-            named = [f" (looks like {found[0]}: {found[1]})"] if found else []
+            named = [f" (looks like {found[0]}: {found[1]})"] if found and found[0] not in seen.refuted else []
+        elif said in seen.raised:
+            named = []  # raised as well where this input's special case (an odd width, say) is absent
         else:
             named = [
                 f" (looks like {label}: {why})" for k, (label, why) in (refusals or {}).items() if isinstance(e, k)
             ]
+        seen.raised.add(said)
         raise AssertionError(
             f"{shown() if callable(shown) else shown} raised {_explained(_raised(e), e, fn)}{''.join(named[:1])}"
         ) from None
@@ -356,7 +411,7 @@ _STRUCTURAL = {
     ),
     "factor": (
         "the result off by a constant factor",
-        "look for a scale or sign in the wrong place (after a softmax, on the output) or applied twice",
+        "look for a scale or a sign applied where it does not belong, or twice",
     ),
     "sign": (
         "the result off by a constant factor",
@@ -375,7 +430,8 @@ def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL, *, ax
     of), then names a mistake only when the result matches it. ``variants`` is a sequence of
     ``(name, explanation, array)``, or a function returning one (called only when the result is
     wrong): a result that matches exactly one name (of any shape) is named; one that matches several
-    is described and the names listed.
+    is described and the names listed. An array of None is a variant this case rules out by another
+    part of the result (the other half of a pair): checked, and not matched.
     """
     promised = np.asarray(expected).dtype
     expected = np.asarray(expected, dtype=np.float64)
@@ -386,11 +442,13 @@ def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL, *, ax
         raise AssertionError(f"{what} looks like {contract[0]}: {contract[1]}")
     if close:
         return
-    found = {}
+    found, checked = {}, set()
     for name, why, wrong in variants() if callable(variants) else variants:
+        checked.add(name)
         # a wrong variant may overflow: nan where it overflows is part of what it looks like
-        if _close(got, np.asarray(wrong, dtype=np.float64), atol, rtol, equal_nan=True):
+        if wrong is not None and _close(got, np.asarray(wrong, dtype=np.float64), atol, rtol, equal_nan=True):
             found.setdefault(name, why)
+    found = _explaining(found, checked, got, sums_to_one)
     if not axes and got.ndim == expected.ndim == 2:
         axes = ("row", "column")
     relation = difference(got, expected, axes=axes, sums_to_one=sums_to_one, regions=regions, atol=atol, rtol=rtol)
@@ -404,24 +462,62 @@ def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL, *, ax
     raise AssertionError(f"{what} {relation.text}{several}")
 
 
+def _explaining(found, checked, got, sums_to_one):
+    """Of the known mistakes ``found`` to match this failing case (of those ``checked``), the ones
+    that may be named: each must explain every failing case of the function checked against it so
+    far (this one is recorded for the cases to come), and show the relation it claims in the result
+    itself (``mistakes.evidenced``: a softmax said to normalise all entries together must have a
+    slice that does not sum to 1)."""
+    seen = _LAST[0]
+    if seen is not None:
+        seen.refuted |= checked - set(found)
+        found = {n: w for n, w in found.items() if n not in seen.refuted}
+    return {n: w for n, w in found.items() if mistakes.evidenced(n, got, sums_to_one)}
+
+
 STALE_LABEL = "a result kept from an earlier call"
 
 
 def assert_close_in_turn(fn, calls, *, axes=()):
     """Make ``calls`` one after another in one process and check each as ``assert_close`` does:
     ``calls`` holds ``(args, kwargs, expected, variants)``. A function may keep what it worked out,
-    but the promise holds for every call: a result that is what an earlier call with other arguments
-    rightly returned is named, since that call shows the function can compute the right one."""
+    but the promise holds for every call. A wrong result is first tested for what it owes to the
+    calls before it: one that is what an earlier call with other arguments rightly returned is
+    named, since that call shows the function can compute the right one; one that a second call with
+    the same arguments, made at once, does not repeat depends on the calls before it, and is said so
+    before any formula is matched. Either way the message lists the earlier calls that could matter
+    (those of the same shapes, made by any test in this process)."""
     earlier = []  # (shown, expected) of the calls made so far, all of them right
     for args, kwargs, expected, variants in calls:
         shown = show_call(fn, args, kwargs)
-        got = call(fn, *args, **kwargs)
-        after = f"{shown}, called after {', '.join(s for s, _ in earlier)}," if earlier else shown
+        before = _history(fn, args)
+        # a copy: in one process the result may be the very array a later call changes in place
+        got = _copy(call(fn, *args, **kwargs))
+        if matches(got, expected):
+            earlier.append((shown, expected))
+            continue
+        after = f"{shown}, called after {before}," if before else shown
         stale = [s for s, e in earlier if matches(got, e) and not matches(expected, e)]
         if stale:
             raise AssertionError(
                 f"{after} returned what {stale[-1]} returned: looks like {STALE_LABEL}: a cache must be keyed by "
                 "every argument that changes the result (base too), or kept per call"
             )
+        if not matches(call(fn, *args, **kwargs), got):
+            raise AssertionError(
+                f"{after} is wrong, and the same call made again at once returned another result: what it returns "
+                "depends on the calls made before it (something kept between calls and changed by them, such as "
+                "a cached array updated in place), not only on its arguments"
+            )
         assert_close(got, expected, after, variants, axes=axes)
         earlier.append((shown, expected))
+
+
+def _history(fn, args, limit=8):
+    """The calls of ``fn`` made so far in this process that could matter to a call with ``args``:
+    those of the same shapes, or every one when none has them, oldest first."""
+    calls = _seen(fn).calls if fn is not None else []
+    alike = [shown for shown, shapes in calls if shapes == _shapes(args)] or [shown for shown, _ in calls]
+    shown = [s() if callable(s) else s for s in alike]
+    more = f" (and {len(shown) - limit} earlier ones)" if len(shown) > limit else ""
+    return ", ".join(shown[-limit:]) + more

@@ -169,6 +169,12 @@ def _sums(got, expected, axis, axes, atol):
         return None
     name = _axis_name(axes, got.ndim, axis)
     text = f"does not sum to 1 along the {name} axis (sums from {float(sums.min()):.3g} to {float(sums.max()):.3g})"
+    # slices of nothing but 0 where the right ones have weight (an exp that underflowed): said as
+    # such, not as a normalisation, which a slice with no weight left says nothing about
+    empty = np.all(got == 0, axis=axis, keepdims=True) & ~np.all(expected == 0, axis=axis, keepdims=True)
+    if empty.any():
+        where = _where(np.broadcast_to(empty, got.shape), axes)
+        return Relation("sums", f"{text}; it is 0 at every entry of {where}" if where else text)
     for other in range(got.ndim):
         if other != axis % got.ndim and np.allclose(got.sum(axis=other), 1.0, atol=1e-6):
             text += f"; it sums to 1 along the {_axis_name(axes, got.ndim, other)} axis instead"

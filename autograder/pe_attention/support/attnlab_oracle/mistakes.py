@@ -19,16 +19,22 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Mistake", "variants", "raising", "wrong_version", "FAMILIES", "family"]
+__all__ = ["Mistake", "variants", "raising", "wrong_version", "FAMILIES", "family", "evidenced", "UNNORMALISED"]
+
+# What a mistake's name claims about the result itself, beyond matching it on one input: a claim
+# the result must show before the name is given (``evidenced``).
+UNNORMALISED = "slices not normalised one by one"
 
 
 class Mistake(NamedTuple):
     name: str  # what the feedback calls it: "looks like <name>: <why>"
     why: str  # what to do instead
     knobs: dict  # the one parameter it turns (rarely two, when one slip moves both)
+    claims: str = ""  # a relation its name claims of the result (UNNORMALISED), checked on the result
 
 
 FAMILIES: dict = {}  # function name -> (build, mistakes)
+_CLAIMS: dict = {}  # mistake name -> what it claims of the result
 
 
 def family(name, mistakes):
@@ -36,6 +42,7 @@ def family(name, mistakes):
 
     def register(build):
         FAMILIES[name] = (build, mistakes)
+        _CLAIMS.update({m.name: m.claims for m in mistakes if m.claims})
         return build
 
     return register
@@ -72,3 +79,17 @@ def raising(build, mistakes, error, *args, **kwargs):
                 if type(e) is type(error) and str(e) == str(error):
                     same.append((m.name, m.why))
     return same[0] if len(same) == 1 else None
+
+
+def evidenced(name, got, sums_to_one=None):
+    """Whether the result ``got`` shows what the mistake ``name`` claims of it. A normalisation over
+    the whole array (or by anything but each slice's own sum) leaves some slice with weight in it
+    summing to something other than 1; where every such slice sums to 1 (others may be all 0, from
+    an exp that underflowed) the slices are normalised one by one, whatever else went wrong."""
+    if _CLAIMS.get(name) != UNNORMALISED or sums_to_one is None:
+        return True
+    got = np.asarray(got, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        sums = got.sum(axis=sums_to_one)
+    weighted = np.isfinite(sums) & (np.abs(sums) > 1e-12)
+    return bool(np.any(weighted & ~np.isclose(sums, 1.0, rtol=0, atol=1e-6)))
