@@ -25,7 +25,9 @@ import yaml
 from attnlab import build, course, paths, samples, student_tool
 from attnlab.quiz import bank, notebook
 
-ARRAY_DUMP = re.compile(r"\[\[|(?:-?\d+\.\d+[,\s]+){6,}")
+# an array printed whole: six or more decimals in a row, whether numpy's layout or nested lists
+# (a message may show a few of the student's own values, as `[[0.576, 0.212, 0.212]]`)
+ARRAY_DUMP = re.compile(r"(?:-?\d+\.\d+(?:[,\s\[\]]|\]\s*,?\s*\[)+){6,}")
 
 
 # ---- what counts as a secret, read from a course folder ------------------------------------------
