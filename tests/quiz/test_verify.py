@@ -41,7 +41,7 @@ CORRUPTIONS = {  # name -> (file, text in it, replacement, id of the item that m
     "proof-z invariance": (PROOF, "key: P*Z\n  simplest", "key: Z\n  simplest", "proof-z"),
     "proof-z scaled by d_k": (PROOF, "key: P*Z\n  simplest", "key: P*Z*d_k/2\n  simplest", "proof-z"),
     "chain ends early": (PROOF, "  key: P*Z\n  solution", "  key: P*A*V\n  solution", "proof-chain"),
-    "chain start wrong": (PROOF, "start: (P*A*P^T)*(P*V)", "start: (P*A)*(P*V)", "proof-chain"),
+    "chain start wrong": (PROOF, "start: softmax(P*S*P^T)*(P*V)", "start: softmax(P*S*P^T)*V", "proof-chain"),
     "score-12 is score21": (NUMERIC, "key: score12", "key: score21", "score-12"),
     "score-12 is score11": (NUMERIC, "key: score12", "key: score11", "score-12"),
     "weight-21 is weight12": (NUMERIC, "key: weight21", "key: weight12", "weight-21"),
@@ -59,11 +59,23 @@ CORRUPTIONS = {  # name -> (file, text in it, replacement, id of the item that m
         '  key: a\n  option_feedback:\n    a: "APE adds a vector',
         "th-rope",
     ),
-    "order key swapped": (PROOF, "key: [a, b, c, d, e]", "key: [a, c, b, d, e]", "proof-order"),
+    "order key swapped": (PROOF, "key: [b, d, c, e, a]", "key: [d, b, c, e, a]", "proof-order"),
     # wrong tolerances: widened 100x, or not what the prompt asks for
     "score-12 tolerance 100x": (NUMERIC, "decimals: 2", "decimals: 0", "score-12"),
-    "weight-21 tolerance 100x": (NUMERIC, "decimals: 5", "decimals: 3", "weight-21"),
-    "weight-21 tolerance finer than asked": (NUMERIC, "decimals: 5", "decimals: 6", "weight-21"),
+    "weight-21 tolerance 100x": (NUMERIC, "key: weight21\n  decimals: 5", "key: weight21\n  decimals: 3", "weight-21"),
+    "weight-21 tolerance finer than asked": (
+        NUMERIC,
+        "key: weight21\n  decimals: 5",
+        "key: weight21\n  decimals: 6",
+        "weight-21",
+    ),
+    "weight-21 scores not rounded as asked": (NUMERIC, "rounded: {score21: 2, score22: 2}", "rounded: {}", "weight-21"),
+    "weight-21-scaled scaled by d_k": (
+        NUMERIC,
+        "key: sweight21",
+        "key: exp(score21/2)/(exp(score21/2) + exp(score22/2))",
+        "weight-21-scaled",
+    ),
     "notes' value wrong": (NUMERIC, "notes: 21.97", "notes: 21.96", "score-12"),
     # wrong domains
     "pos real": (

@@ -42,6 +42,7 @@ class Item:
     key: Any = None  # answer text (symbolic, matrix, proof, chain end), quantity (numeric), labels
     symbols: dict[str, str] = field(default_factory=dict)  # name -> domain
     decimals: int = 0  # numeric: the precision the prompt asks for
+    rounded: dict[str, int] = field(default_factory=dict)  # numeric: steps the prompt rounds, to decimals
     notes: float | None = None  # numeric: the value the notes print for their own numbers
     options: dict[str, str] = field(default_factory=dict)  # choice options / order steps, by label
     option_feedback: dict[str, str] = field(default_factory=dict)
@@ -175,6 +176,7 @@ def _item(entry: dict[str, Any], lines: dict[str, int], path: Path) -> Item:
         key=entry.get("key"),
         symbols=dict(entry.get("symbols", {})),
         decimals=int(decimals),
+        rounded={str(k): int(v) for k, v in (entry.get("rounded") or {}).items()},
         notes=float(entry["notes"]) if "notes" in entry else None,
         options={str(k): str(v).strip() for k, v in (entry.get("options") or entry.get("steps") or {}).items()},
         option_feedback={str(k): str(v).strip() for k, v in entry.get("option_feedback", {}).items()},

@@ -8,6 +8,7 @@ instructor's, parsed by the same safe parser as answers (with functions of sever
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
@@ -162,13 +163,25 @@ def _solve_pattern(pattern: sp.Expr, value: sp.Expr, param: sp.Symbol) -> dict |
     return {var: solution}
 
 
-def illustration_values(defs: Definitions, inputs: dict[str, Any]) -> dict[str, sp.Expr]:
-    """Every quantity of the illustration, exactly, for these inputs (names -> sympy numbers)."""
+def illustration_values(
+    defs: Definitions, inputs: dict[str, Any], rounded: dict[str, int] | None = None
+) -> dict[str, sp.Expr]:
+    """Every quantity of the illustration, exactly, for these inputs (names -> sympy numbers);
+    a quantity in ``rounded`` is rounded to its decimals before later quantities use it, as a
+    student who writes each step down does."""
     assert defs.illustration is not None
     known: dict[str, Any] = {name: matrix(value) for name, value in inputs.items()}
     for name, text in defs.illustration.quantities.items():
         known[name] = parse(text, Namespace(scalars=known, dot_products=True))
+        if rounded and name in rounded:
+            known[name] = round_half_up(known[name], rounded[name])
     return {name: value for name, value in known.items() if name in defs.illustration.quantities}
+
+
+def round_half_up(value: sp.Expr, decimals: int) -> sp.Rational:
+    """``value`` rounded to ``decimals`` as taught (halves away from zero), exactly."""
+    exact = Decimal(str(sp.N(value, 40)))
+    return sp.Rational(str(exact.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)))
 
 
 def matrix(value: Any) -> sp.ImmutableMatrix:

@@ -46,6 +46,7 @@ SHIPPED = (
     "grading",
     "parse",
     "proof",
+    "steps",
     "variants",
     "verdict",
     "kinds/__init__",

@@ -1,10 +1,12 @@
-"""Matrix identities of the permutation proof: non-commuting symbols, their definitions, softmax.
+"""Matrix identities of the permutation proof: typed non-commuting symbols, their definitions, softmax.
 
-Answers are parsed with every matrix square and symbolic (so any product can be written down);
-the true shapes only appear when a step is evaluated, which is where an undefined product is
-reported. A step is decided by sympy's matrix-expression algebra when the definitions and
-``P^T P = I`` settle it, and otherwise by evaluating both sides on random matrices with a random
-permutation (row-wise softmax), which also covers ``softmax(P S P^T) = P softmax(S) P^T``.
+Every matrix of the proof has its shape from the definitions (P is n x n, X is n x d, W_Q is
+d x d_k, ...), with one symbolic size per dimension, so an answer whose product or sum does not fit
+(``P*Q*P^T*P``, ``P^T*K^T``) cannot be read, exactly as it cannot be written on paper; ``I`` is the
+n x n identity (``P^T P``). P is the permutation, orthogonal: ``P^T P = P P^T = I``. A step is
+decided by sympy's matrix-expression algebra when the definitions and ``P^T P = I`` settle it, and
+otherwise by evaluating both sides on random matrices with a random permutation (row-wise
+softmax), which also covers ``softmax(P S P^T) = P softmax(S) P^T``.
 """
 
 from __future__ import annotations
@@ -22,14 +24,16 @@ from .definitions import load as load_definitions
 from .equivalence import Comparison
 from .equivalence import value as number_value
 from .parse import Namespace, Softmax, Unreadable, parse
+from .steps import MAX_RULES, rules_between
 
 _DEFS = load_definitions()
-n = sp.Symbol("n", integer=True, positive=True)
 SCALARS = {name: sp.Symbol(name, positive=True) for name in _DEFS.matrix_scalars}
 NAMES = tuple(_DEFS.shapes)
-M = {name: sp.MatrixSymbol(name, n, n) for name in NAMES}
-IDENTITY = sp.Identity(n)
+# one size per named dimension (kept apart from a scalar of the same name, such as d_k)
+DIMS = {d: sp.Symbol(f"dim_{d}", integer=True, positive=True) for shape in _DEFS.shapes.values() for d in shape}
+M = {name: sp.MatrixSymbol(name, *(DIMS[d] for d in shape)) for name, shape in _DEFS.shapes.items()}
 PERMUTATION = _DEFS.permutation
+IDENTITY = sp.Identity(M[PERMUTATION].rows)
 
 # Each world draws its own sizes, all different, so that a misplaced factor cannot hide; a scalar
 # such as d_k is drawn apart from the width of the same name (the identities hold for any value
@@ -51,6 +55,9 @@ def namespace() -> Namespace:
 DEFINITIONS = {
     name: (parse(text, namespace()), f"{name} = {text.replace('*', ' ')}") for name, text in _DEFS.define.items()
 }
+
+
+RULES_TEXT = f"{PERMUTATION}^T {PERMUTATION} = I, a definition, softmax({PERMUTATION} M {PERMUTATION}^T) = {PERMUTATION} softmax(M) {PERMUTATION}^T"
 
 
 class StepError(ValueError):
@@ -366,13 +373,42 @@ class StepVerdict:
     reason: str
 
 
+def _folds() -> dict[tuple, sp.MatrixSymbol]:
+    """What folds back into a defined name: a product of two factors (``A V`` is ``Z``) or a
+    softmax (``softmax(S)`` is ``A``); a definition with a scalar factor (S) is not folded."""
+    out: dict[tuple, sp.MatrixSymbol] = {}
+    for name, (definition, _) in DEFINITIONS.items():
+        if isinstance(definition, Softmax):
+            out[(definition,)] = M[name]
+        elif isinstance(definition, sp.MatMul):
+            coeff, factors = definition.as_coeff_matrices()
+            if coeff == 1 and len(factors) == 2:
+                out[tuple(factors)] = M[name]
+    return out
+
+
+FOLDS = _folds()
+
+
 def check_chain(steps: list, *, start, seed: int = 0) -> list[StepVerdict]:
-    """Check ``start = steps[0] = steps[1] = …`` step by step (each step against the one before)."""
+    """Check ``start = steps[0] = steps[1] = …`` step by step: each step equal to the one before
+    and reached from it by at most ``steps.MAX_RULES`` stated rules."""
     verdicts = []
     previous = start
     for index, step in enumerate(steps, 1):
         result = compare(step, previous, seed=seed + index)
         reason = result.how if result.equal else (explain(step, previous) or result.how)
-        verdicts.append(StepVerdict(index, result.equal, reason))
+        ok = result.equal
+        if ok:
+            rules = rules_between(previous, step, permutation=M[PERMUTATION], identity=IDENTITY, folds=FOLDS)
+            if rules is not None and rules > MAX_RULES:
+                ok, reason = (
+                    False,
+                    (
+                        f"it is equal, but it is more than {MAX_RULES} rules away from the step before; "
+                        f"write the steps in between, one or two rules each ({RULES_TEXT})"
+                    ),
+                )
+        verdicts.append(StepVerdict(index, ok, reason))
         previous = step
     return verdicts

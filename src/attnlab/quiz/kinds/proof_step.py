@@ -8,11 +8,15 @@ from .. import proof
 from ..bank import Item
 from ..domains import seed_of
 from ..parse import Namespace, Softmax, parse
+from ..steps import written
 from ..verdict import Verdict, reason, right, wrong
 from .base import Kind
 from .common import known_wrong, namespace, not_simplest, parsed_key, sides
 
 PROOF_SEEDS = 3  # sets of random worlds verify derives a proof key in
+# `not_in_answer` entries: softmax written out, or a product transposed as a whole ((P K)^T restates
+# a question that asks for the transpose worked out)
+TRANSPOSED_PRODUCT = "(...)^T"
 
 
 def matrices_text() -> str:
@@ -48,8 +52,9 @@ class ProofStep(Kind):
 
     def check(self, item: Item, answer: str, student: str | None) -> Verdict:
         got = self.read(item, answer)
+        shape = written(answer, namespace(item), permutation=proof.PERMUTATION)
         for name, why in item.not_in_answer.items():
-            if name == "softmax" and got.has(Softmax):
+            if name == "softmax" and got.has(Softmax) or name == TRANSPOSED_PRODUCT and shape.transposed_product:
                 return wrong(why)
         key = parsed_key(item)
         seed = seed_of(item.id, answer)
@@ -57,7 +62,9 @@ class ProofStep(Kind):
         if result.equal:
             found = proof.shortcuts(got)
             hint = "use " + " and ".join(found) if found else "write it with fewer factors"
-            return not_simplest(item, got, hint) or right(item)
+            # sympy tidies I P Z into P Z: what the student wrote out counts too
+            longer = shape.size > written(str(item.key), namespace(item), permutation=proof.PERMUTATION).size
+            return not_simplest(item, got, hint, longer=longer) or right(item)
         return wrong(
             known_wrong(item, got, lambda a, b: proof.compare(a, b, seed=seed))
             or proof.explain(got, key)
