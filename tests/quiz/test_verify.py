@@ -157,3 +157,61 @@ def test_permutations_are_orthogonal():
 def test_pe_breaks_equivariance():
     """Does adding PE give a counterexample to equivariance?"""
     assert verify.pe_breaks_equivariance().ok
+
+
+# One corruption of each kind of definition (quiz/definitions.yaml): text in it, its replacement.
+DEFINITION_CORRUPTIONS = {
+    "a symbol's domain": ("  pos: nonneg\n", "  pos: real\n"),
+    "a case of PE": ("2*i: sin(pos/10000**(2*i/d_model))", "2*i: cos(pos/10000**(2*i/d_model))"),
+    "omega": ("is: 1/10000**(2*i/d_model)", "is: 1/10000**(i/d_model)"),
+    "RoPE's rotation": (
+        "[[cos(t*theta), -sin(t*theta)], [sin(t*theta)",
+        "[[cos(t*theta), sin(t*theta)], [-sin(t*theta)",
+    ),
+    "a matrix definition": ("    Q: X*W_Q\n", "    Q: X*W_K\n"),
+    "the permutation": ("  permutation: P\n", "  permutation: A\n"),
+    "the proof's scalars": ("  scalars: [d_k]\n", "  scalars: []\n"),
+    "an illustration input": ("X1: [[0.10, 1.30]]", "X1: [[0.20, 1.30]]"),
+    "a quantity": ("score12: (X1*W_Q)*(X2*W_K)^T", "score12: (X1*W_Q)*(X1*W_K)^T"),
+    "a scaled quantity": ("scaled21: score21/sqrt(2)", "scaled21: score21/2"),
+    "how variants are drawn": ("W_Q: {integers: [1, 3]}", "W_Q: {integers: [0, 0]}"),
+}
+
+
+@pytest.fixture(scope="module")
+def new_course(tmp_path_factory):
+    """A course made by `attnlab new`, as an instructor makes one."""
+    from click.testing import CliRunner
+
+    from attnlab.cli import main
+
+    course = tmp_path_factory.mktemp("made") / "course"
+    assert CliRunner().invoke(main, ["new", str(course)]).exit_code == 0
+    return course
+
+
+def _verify_from_elsewhere(course, elsewhere, monkeypatch):
+    from click.testing import CliRunner
+
+    from attnlab.cli import main
+
+    monkeypatch.chdir(elsewhere)
+    return CliRunner().invoke(main, ["quiz", "--course", str(course), "verify"])
+
+
+@pytest.mark.parametrize("name", [None, *sorted(DEFINITION_CORRUPTIONS)])
+def test_verify_of_another_course_reads_all_of_its_definitions(new_course, tmp_path, monkeypatch, name):
+    """Run from a folder outside any course, does `quiz --course C verify` pass C as made and fail
+    C with any one of its definitions corrupted?"""
+    course = tmp_path / "course"
+    shutil.copytree(new_course, course)
+    if name is not None:
+        old, new = DEFINITION_CORRUPTIONS[name]
+        path = course / "quiz" / "definitions.yaml"
+        text = path.read_text(encoding="utf-8")
+        assert text.count(old) == 1, "the corruption must apply to exactly one place"
+        path.write_text(text.replace(old, new), encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = _verify_from_elsewhere(course, elsewhere, monkeypatch)
+    assert result.exit_code == (0 if name is None else 1), result.output[-2000:]

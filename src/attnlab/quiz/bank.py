@@ -9,9 +9,10 @@ names the file and the line.
 from __future__ import annotations
 
 import keyword
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import yaml
 
@@ -81,8 +82,25 @@ class BankError(ValueError):
     """The bank itself is malformed (an instructor's mistake, not a student's)."""
 
 
+_chosen: list[Path] = []  # the folder `using` chose, innermost last
+
+
+@contextmanager
+def using(folder: Path) -> Iterator[None]:
+    """Inside the block, :func:`default_folder` is ``folder``: every part of the quiz that reads the
+    bank or its definitions (numbers, proof symbols, keys) reads that one folder's."""
+    _chosen.append(Path(folder))
+    try:
+        yield
+    finally:
+        _chosen.pop()
+
+
 def default_folder() -> Path:
-    """The bank shipped next to this package (inside the autograder), else the kit's ``quiz/``."""
+    """The folder `using` chose, else the bank shipped next to this package (inside the
+    autograder), else the active course's ``quiz/``."""
+    if _chosen:
+        return _chosen[-1]
     if SHIPPED_BANK.is_dir():
         return SHIPPED_BANK
     from ..paths import quiz_dir  # only inside attnlab; the shipped copy never gets here

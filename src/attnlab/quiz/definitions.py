@@ -54,11 +54,20 @@ class Definitions:
         return {name: _function(self, name, spec) for name, spec in self.functions.items()}
 
 
-@lru_cache(maxsize=8)
 def load(folder: Path | None = None) -> Definitions:
-    """The definitions next to the bank in ``folder`` (default: the bank's default folder)."""
-    path = Path(folder or default_folder()) / DEFINITIONS_FILE
-    if not path.is_file():
+    """The definitions next to the bank in ``folder`` (default: the bank's default folder, which
+    follows ``--course``), read again when the folder or the file changes."""
+    path = (Path(folder or default_folder()) / DEFINITIONS_FILE).resolve()
+    try:
+        stamp = path.stat().st_mtime_ns, path.stat().st_size
+    except OSError:
+        stamp = None
+    return _load(path, stamp)
+
+
+@lru_cache(maxsize=8)
+def _load(path: Path, stamp: tuple[int, int] | None) -> Definitions:
+    if stamp is None or not path.is_file():
         return Definitions(source=path)
     text = path.read_text(encoding="utf-8")
     try:

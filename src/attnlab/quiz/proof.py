@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import mpmath
@@ -20,20 +21,46 @@ import numpy as np
 import sympy as sp
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
+from .definitions import Definitions
 from .definitions import load as load_definitions
 from .equivalence import Comparison
 from .equivalence import value as number_value
 from .parse import Namespace, Softmax, Unreadable, parse
 from .steps import MAX_RULES, rules_between
 
-_DEFS = load_definitions()
-SCALARS = {name: sp.Symbol(name, positive=True) for name in _DEFS.matrix_scalars}
-NAMES = tuple(_DEFS.shapes)
-# one size per named dimension (kept apart from a scalar of the same name, such as d_k)
-DIMS = {d: sp.Symbol(f"dim_{d}", integer=True, positive=True) for shape in _DEFS.shapes.values() for d in shape}
-M = {name: sp.MatrixSymbol(name, *(DIMS[d] for d in shape)) for name, shape in _DEFS.shapes.items()}
-PERMUTATION = _DEFS.permutation
-IDENTITY = sp.Identity(M[PERMUTATION].rows)
+# The proof's symbols, built from the active course's definitions by `bind` (again whenever they
+# change: `--course`, or verify of another bank folder), never frozen at import.
+_DEFS = Definitions(source=Path())
+SCALARS: dict[str, sp.Symbol] = {}
+NAMES: tuple[str, ...] = ()
+DIMS: dict[str, sp.Symbol] = {}  # one size per named dimension, apart from a scalar of that name (d_k)
+M: dict[str, sp.MatrixSymbol] = {}
+PERMUTATION = ""
+IDENTITY: Any = None
+DEFINITIONS: dict[str, tuple[Any, str]] = {}  # name -> (its definition, in the notes' words), in order
+FOLDS: dict[tuple, sp.MatrixSymbol] = {}
+RULES_TEXT = ""
+
+
+def bind() -> None:
+    """Build the proof's symbols from the active definitions, unless they are built from them already."""
+    global _DEFS, SCALARS, NAMES, DIMS, M, PERMUTATION, IDENTITY, DEFINITIONS, FOLDS, RULES_TEXT
+    defs = load_definitions()
+    if defs is _DEFS:
+        return
+    SCALARS = {name: sp.Symbol(name, positive=True) for name in defs.matrix_scalars}
+    NAMES = tuple(defs.shapes)
+    DIMS = {d: sp.Symbol(f"dim_{d}", integer=True, positive=True) for shape in defs.shapes.values() for d in shape}
+    M = {name: sp.MatrixSymbol(name, *(DIMS[d] for d in shape)) for name, shape in defs.shapes.items()}
+    PERMUTATION = defs.permutation
+    IDENTITY = sp.Identity(M[PERMUTATION].rows)
+    ns = Namespace(scalars=dict(SCALARS), matrices={**M, "I": IDENTITY}, softmax=True)
+    DEFINITIONS = {name: (parse(text, ns), f"{name} = {text.replace('*', ' ')}") for name, text in defs.define.items()}
+    FOLDS = _folds()
+    p = PERMUTATION
+    RULES_TEXT = f"{p}^T {p} = I, a definition, softmax({p} M {p}^T) = {p} softmax(M) {p}^T"
+    _DEFS = defs
+
 
 # Each world draws its own sizes, all different, so that a misplaced factor cannot hide; a scalar
 # such as d_k is drawn apart from the width of the same name (the identities hold for any value
@@ -48,16 +75,8 @@ WORLDS = 4
 
 def namespace() -> Namespace:
     """What a proof answer may name: the matrices, ``I``, the scalars and ``softmax``."""
+    bind()
     return Namespace(scalars=dict(SCALARS), matrices={**M, "I": IDENTITY}, softmax=True)
-
-
-# name -> (its definition, in the notes' words), in the order written
-DEFINITIONS = {
-    name: (parse(text, namespace()), f"{name} = {text.replace('*', ' ')}") for name, text in _DEFS.define.items()
-}
-
-
-RULES_TEXT = f"{PERMUTATION}^T {PERMUTATION} = I, a definition, softmax({PERMUTATION} M {PERMUTATION}^T) = {PERMUTATION} softmax(M) {PERMUTATION}^T"
 
 
 class StepError(ValueError):
@@ -132,6 +151,7 @@ def _cancel_permutation(product: sp.MatMul):
 def world(seed: int) -> dict:
     """Random sizes, inputs and a permutation that moves every row; the defined matrices computed
     from their definitions; each scalar drawn at its own scale. Scalars sit under "scalars"."""
+    bind()
     rng = np.random.default_rng(seed)
     dims = sorted({d for shape in _DEFS.shapes.values() for d in shape})
     drawn = rng.choice(np.arange(3, 3 + 2 * len(dims)), size=len(dims), replace=False)
@@ -265,6 +285,7 @@ def _terms(expr) -> int:
 
 def compare(answer, key, *, seed: int = 0) -> Comparison:
     """Is ``answer`` equal to ``key`` under the definitions, for every permutation and every scalar?"""
+    bind()
     if expandable(answer) and expandable(key) and canonical(answer) == canonical(key):
         return Comparison(True, "equal by matrix algebra and the definitions")
     worlds = [world(seed * WORLDS + k) for k in range(WORLDS)]
@@ -387,12 +408,10 @@ def _folds() -> dict[tuple, sp.MatrixSymbol]:
     return out
 
 
-FOLDS = _folds()
-
-
 def check_chain(steps: list, *, start, seed: int = 0) -> list[StepVerdict]:
     """Check ``start = steps[0] = steps[1] = …`` step by step: each step equal to the one before
     and reached from it by at most ``steps.MAX_RULES`` stated rules."""
+    bind()
     verdicts = []
     previous = start
     for index, step in enumerate(steps, 1):

@@ -12,7 +12,7 @@ import sympy as sp
 
 from ..bank import Item
 from ..definitions import load as load_definitions
-from ..definitions import illustration_values, matrix
+from ..definitions import Definitions, illustration_values, matrix
 from ..equivalence import value as number_value
 from ..parse import Namespace, Unreadable, parse
 from ..variants import illustration, nontrivial
@@ -25,10 +25,14 @@ MIN_CANVAS_TOLERANCE = 1e-4  # text2qti writes numeric bounds with 4 decimals
 _DECIMALS = re.compile(r"\bto (\d+) decimals?\b")
 
 
-@lru_cache(maxsize=1)
 def quantities() -> Namespace:
     """A numeric key names the illustration's quantities (``quiz/definitions.yaml``)."""
-    spec = load_definitions().illustration
+    return _quantities(load_definitions())
+
+
+@lru_cache(maxsize=8)
+def _quantities(defs: Definitions) -> Namespace:
+    spec = defs.illustration
     return Namespace(scalars={n: sp.Symbol(n) for n in (spec.quantities if spec else {})})
 
 

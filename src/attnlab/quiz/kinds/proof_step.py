@@ -20,6 +20,7 @@ TRANSPOSED_PRODUCT = "(...)^T"
 
 
 def matrices_text() -> str:
+    proof.bind()
     scalars = " ".join(f"`{s}`" for s in proof.SCALARS)
     return (
         f"the matrices `{' '.join(proof.NAMES)}`, the identity `I`, the scalar(s) {scalars} "
@@ -51,6 +52,7 @@ class ProofStep(Kind):
         return parse(answer, namespace(item))
 
     def check(self, item: Item, answer: str, student: str | None) -> Verdict:
+        proof.bind()
         got = self.read(item, answer)
         shape = written(answer, namespace(item), permutation=proof.PERMUTATION)
         for name, why in item.not_in_answer.items():
