@@ -173,24 +173,24 @@ def _solve_pattern(pattern: sp.Expr, value: sp.Expr, param: sp.Symbol) -> dict |
 
 
 def illustration_values(
-    defs: Definitions, inputs: dict[str, Any], rounded: dict[str, int] | None = None
+    defs: Definitions, inputs: dict[str, Any], rounded: dict[str, int] | None = None, *, halves: str = ROUND_HALF_UP
 ) -> dict[str, sp.Expr]:
     """Every quantity of the illustration, exactly, for these inputs (names -> sympy numbers);
     a quantity in ``rounded`` is rounded to its decimals before later quantities use it, as a
-    student who writes each step down does."""
+    student who writes each step down does, a half as ``halves`` says (a Decimal rounding mode)."""
     assert defs.illustration is not None
     known: dict[str, Any] = {name: matrix(value) for name, value in inputs.items()}
     for name, text in defs.illustration.quantities.items():
         known[name] = parse(text, Namespace(scalars=known, dot_products=True))
         if rounded and name in rounded:
-            known[name] = round_half_up(known[name], rounded[name])
+            known[name] = round_to(known[name], rounded[name], halves=halves)
     return {name: value for name, value in known.items() if name in defs.illustration.quantities}
 
 
-def round_half_up(value: sp.Expr, decimals: int) -> sp.Rational:
-    """``value`` rounded to ``decimals`` as taught (halves away from zero), exactly."""
+def round_to(value: sp.Expr, decimals: int, *, halves: str = ROUND_HALF_UP) -> sp.Rational:
+    """``value`` rounded to ``decimals``, exactly; a half goes as ``halves`` says."""
     exact = Decimal(str(sp.N(value, 40)))
-    return sp.Rational(str(exact.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)))
+    return sp.Rational(str(exact.quantize(Decimal(1).scaleb(-decimals), rounding=halves)))
 
 
 def matrix(value: Any) -> sp.ImmutableMatrix:

@@ -4,6 +4,7 @@ asks for; each student's key comes from their own numbers."""
 from __future__ import annotations
 
 import re
+from decimal import ROUND_HALF_DOWN, ROUND_HALF_UP
 from functools import lru_cache
 from typing import Any
 
@@ -43,18 +44,20 @@ def numeric_key(item: Item, *, student: str | None = None) -> float:
 
 
 def accepted_keys(item: Item, student: str | None) -> list[float]:
-    """The values an answer may round to: the key with the prompt's rounding at each step, and
+    """The values an answer may round to: the key with the prompt's rounding at each step (an
+    exact half, such as a score of 12.345, rounded up or down: a calculator may do either), and
     the key computed without rounding (a student who keeps every digit is not wrong)."""
     expr = parse(str(item.key), quantities())
-    return sorted({value_of(expr, student, item.rounded), value_of(expr, student, {})})
+    rounded = {value_of(expr, student, item.rounded, halves=h) for h in (ROUND_HALF_UP, ROUND_HALF_DOWN)}
+    return sorted(rounded | {value_of(expr, student, {})})
 
 
-def value_of(expr, student: str | None, rounded: dict[str, int] | None = None) -> float:
+def value_of(expr, student: str | None, rounded: dict[str, int] | None = None, *, halves: str = ROUND_HALF_UP) -> float:
     ill = illustration(student=student)
     values = ill.values
     if rounded:
         defs = load_definitions()
-        values = illustration_values(defs, ill.inputs, rounded)
+        values = illustration_values(defs, ill.inputs, rounded, halves=halves)
     return float(sp.N(expr.xreplace({sym: values[sym.name] for sym in expr.free_symbols}), 30))
 
 
