@@ -215,3 +215,23 @@ def test_verify_of_another_course_reads_all_of_its_definitions(new_course, tmp_p
     elsewhere.mkdir()
     result = _verify_from_elsewhere(course, elsewhere, monkeypatch)
     assert result.exit_code == (0 if name is None else 1), result.output[-2000:]
+
+
+def test_show_and_check_use_the_named_courses_numbers(new_course, tmp_path, monkeypatch):
+    """From outside any course, do `quiz --course C show` and `check` use C's own illustration
+    numbers (here X1 = [0.20, 1.30], so Q_1 = [4.1, 1.7] and Score(1, 2) = 4.1*4.12 + 1.7*3.66 = 23.114)?"""
+    from click.testing import CliRunner
+
+    from attnlab.cli import main
+
+    course = tmp_path / "course"
+    shutil.copytree(new_course, course)
+    path = course / "quiz" / "definitions.yaml"
+    path.write_text(path.read_text().replace("X1: [[0.10, 1.30]]", "X1: [[0.20, 1.30]]"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    shown = CliRunner().invoke(main, ["quiz", "--course", str(course), "show", "score-12"])
+    assert "[0.20, 1.30]" in shown.output
+    assert CliRunner().invoke(main, ["quiz", "--course", str(course), "check", "score-12", "23.11"]).exit_code == 0
+    assert CliRunner().invoke(main, ["quiz", "--course", str(course), "check", "score-12", "21.97"]).exit_code == 1

@@ -18,6 +18,9 @@ class OutOfTime(Exception):
     """The capped work used up its CPU budget."""
 
 
+# Once the budget is spent the timer keeps firing at this interval: an OutOfTime raised where
+# Python cannot pass it on (a garbage-collector callback, a __del__) is raised again soon after.
+REPEAT_SECONDS = 0.05
 _ends: list[float] = []  # CPU-time budgets' ends (process CPU seconds) of the caps open, outermost first
 
 
@@ -51,7 +54,7 @@ def cap(seconds: float) -> Iterator[None]:
         raise OutOfTime("out of CPU time")
     previous = signal.signal(signal.SIGPROF, _fire)
     _ends.append(end)
-    signal.setitimer(signal.ITIMER_PROF, end - now)
+    signal.setitimer(signal.ITIMER_PROF, end - now, REPEAT_SECONDS)
     try:
         yield
     finally:
@@ -59,4 +62,4 @@ def cap(seconds: float) -> Iterator[None]:
         _ends.pop()
         signal.signal(signal.SIGPROF, previous)
         if _ends:  # re-arm the enclosing cap with what is left of it
-            signal.setitimer(signal.ITIMER_PROF, max(_ends[-1] - cpu_seconds(), 1e-4))
+            signal.setitimer(signal.ITIMER_PROF, max(_ends[-1] - cpu_seconds(), 1e-4), REPEAT_SECONDS)
