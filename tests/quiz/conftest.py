@@ -1,10 +1,13 @@
 import ast
 import builtins
+import os
+import sys
 import types
 from contextlib import contextmanager
 from unittest import mock
 
 import numpy.random  # noqa: F401 - numpy imports it lazily with eval; load it before the guard
+import sympy.physics.units  # noqa: F401 - simplify imports it lazily, and it sympifies strings
 import pytest
 
 from attnlab.quiz import bank
@@ -20,6 +23,12 @@ def _from_a_module(code) -> bool:
     return isinstance(code, types.CodeType) and code.co_filename.endswith(".py")
 
 
+def _sympy_codegen(frame) -> bool:
+    """sympy's polynomial rings build their monomial arithmetic with exec, from code it writes
+    from the number of variables alone (sympy/polys/monomials.py): never from an answer's text."""
+    return frame.f_code.co_filename.endswith(os.path.join("sympy", "polys", "monomials.py"))
+
+
 @contextmanager
 def _no_execution():
     """eval and exec refuse anything but module code, and compile only builds syntax trees."""
@@ -29,7 +38,7 @@ def _no_execution():
         raise AssertionError("an answer reached eval")
 
     def guarded_exec(code, *args, **kwargs):
-        if not _from_a_module(code):
+        if not (_from_a_module(code) or _sympy_codegen(sys._getframe(1))):
             raise AssertionError("an answer reached exec")
         return real_exec(code, *args, **kwargs)
 

@@ -144,5 +144,50 @@ def test_unreadable_files_raise_the_kits_error(tmp_path, name, content, says):
 def test_deeply_nested_cell_is_skipped(tmp_path):
     """Is a cell nested too deeply for the parser skipped with a note instead of crashing?"""
     path = tmp_path / "quiz.py"
-    path.write_text("x = " + "(" * 100_000 + ")" * 100_000 + "\n")
+    path.write_text("x = " + "(" * 40_000 + ")" * 40_000 + "\n")
     assert "skipped" in read(path).notes[0]
+
+
+MEMORY_SAFETY = 2 * 1024**3  # a runaway reader fails here instead of taking the machine's memory
+
+GRADE_AND_MEASURE = """
+import resource, subprocess, sys
+limit = lambda: resource.setrlimit(resource.RLIMIT_DATA, ({safety}, {safety}))
+done = subprocess.run(sys.argv[1:], capture_output=True, text=True, preexec_fn=limit)
+print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)
+"""
+
+
+def test_a_20_mb_notebook_is_graded_within_ten_times_its_size_in_memory(tmp_path):
+    """Does `quiz grade` read a notebook just under the size cap, one long cell of it an expression
+    (the parser's worst case), with a peak memory of at most 10x the file and its answer graded?"""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    nb = tmp_path / "s1.ipynb"
+    cells = [
+        {"cell_type": "code", "metadata": {}, "source": 'pe_dim0 = "sin(pos)"', "outputs": [], "execution_count": None},
+        {"cell_type": "code", "metadata": {}, "source": "", "outputs": [], "execution_count": None},
+    ]
+    cells[1]["source"] = "(1)+" * ((answers.MAX_BYTES - 1000) // 4) + "1"
+    nb.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}))
+    size = nb.stat().st_size
+    assert answers.MAX_BYTES - 2000 < size <= answers.MAX_BYTES
+    course = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "-m", "attnlab.cli", "quiz", "--course", str(course), "grade", str(nb)]
+    script = GRADE_AND_MEASURE.format(safety=MEMORY_SAFETY)
+    out = subprocess.run(
+        [sys.executable, "-c", script, *command, "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    ).stdout.split()
+    code, peak = int(out[0]), int(out[1])
+    assert code == 0
+    assert peak <= 10 * size
+    import csv
+
+    with open(tmp_path / "out" / "quiz_grades.csv", newline="") as f:
+        (row,) = list(csv.DictReader(f))
+    assert row["pe-dim0"] == "1"

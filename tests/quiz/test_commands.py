@@ -10,7 +10,8 @@ from attnlab.quiz.commands import quiz
     "args, code",
     [
         (["check", "pe-dim0", "sin(pos)"], 0),
-        (["check", "proof-kt", "P^T*K^T"], 1),
+        (["check", "proof-kt", "P^T*K^T"], 2),
+        (["check", "proof-kt", "K^T*P"], 1),
         (["check", "pe-dim0", "__import__('os').system('echo hi')"], 2),
         (["check", "pe-dim0", "9**9**9**9"], 2),
         (["check", "no-such-id", "1"], 2),

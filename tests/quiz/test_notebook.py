@@ -258,3 +258,13 @@ def test_hostile_answer_scores_zero_and_runs_nothing(graded):
     assert graded[0]["partial"]["score_12"]["score"] == 0
     assert "Cannot read this answer" in graded[0]["partial"]["score_12"]["output"]
     assert not graded[1].exists()
+
+
+def test_formulas_in_prose_show_as_typed(items):
+    """Does `2*pi*10000` in an option reach the notebook's Markdown with its stars escaped (not
+    rendered as "2 *pi* 10000"), while math and code spans stay as they are?"""
+    from attnlab.quiz.notebook import question
+
+    text = question(items["fast-pair"])
+    assert "2\\*pi\\*10000" in text and "2*pi*10000" not in text
+    assert "$10000^{2i/d_{model}}$" in text

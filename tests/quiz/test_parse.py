@@ -37,9 +37,16 @@ def test_nested_lists_are_matrices():
 
 
 def test_matrix_symbols_do_not_commute():
-    """Are `P*Q` and `Q*P` different for matrix symbols?"""
+    """Are `P*A` and `A*P` different for matrix symbols?"""
     ns = proof.namespace()
-    assert parse("P*Q", ns) != parse("Q*P", ns)
+    assert parse("P*A", ns) != parse("A*P", ns)
+
+
+@pytest.mark.parametrize("text", ["Q*P", "P*Q*P^T*P", "P^T*P*K^T*P^T", "P^T*K^T", "P*Q + P*Z", "Z*I"])
+def test_an_ill_typed_matrix_expression_cannot_be_read(text):
+    """Is a product or sum whose shapes do not fit refused, even where P^T P would cancel?"""
+    with pytest.raises(Unreadable, match="not defined"):
+        parse(text, proof.namespace())
 
 
 @pytest.mark.parametrize(

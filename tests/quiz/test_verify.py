@@ -41,7 +41,7 @@ CORRUPTIONS = {  # name -> (file, text in it, replacement, id of the item that m
     "proof-z invariance": (PROOF, "key: P*Z\n  simplest", "key: Z\n  simplest", "proof-z"),
     "proof-z scaled by d_k": (PROOF, "key: P*Z\n  simplest", "key: P*Z*d_k/2\n  simplest", "proof-z"),
     "chain ends early": (PROOF, "  key: P*Z\n  solution", "  key: P*A*V\n  solution", "proof-chain"),
-    "chain start wrong": (PROOF, "start: (P*A*P^T)*(P*V)", "start: (P*A)*(P*V)", "proof-chain"),
+    "chain start wrong": (PROOF, "start: softmax(P*S*P^T)*(P*V)", "start: softmax(P*S*P^T)*V", "proof-chain"),
     "score-12 is score21": (NUMERIC, "key: score12", "key: score21", "score-12"),
     "score-12 is score11": (NUMERIC, "key: score12", "key: score11", "score-12"),
     "weight-21 is weight12": (NUMERIC, "key: weight21", "key: weight12", "weight-21"),
@@ -59,11 +59,23 @@ CORRUPTIONS = {  # name -> (file, text in it, replacement, id of the item that m
         '  key: a\n  option_feedback:\n    a: "APE adds a vector',
         "th-rope",
     ),
-    "order key swapped": (PROOF, "key: [a, b, c, d, e]", "key: [a, c, b, d, e]", "proof-order"),
+    "order key swapped": (PROOF, "key: [b, d, c, e, a]", "key: [d, b, c, e, a]", "proof-order"),
     # wrong tolerances: widened 100x, or not what the prompt asks for
     "score-12 tolerance 100x": (NUMERIC, "decimals: 2", "decimals: 0", "score-12"),
-    "weight-21 tolerance 100x": (NUMERIC, "decimals: 5", "decimals: 3", "weight-21"),
-    "weight-21 tolerance finer than asked": (NUMERIC, "decimals: 5", "decimals: 6", "weight-21"),
+    "weight-21 tolerance 100x": (NUMERIC, "key: weight21\n  decimals: 5", "key: weight21\n  decimals: 3", "weight-21"),
+    "weight-21 tolerance finer than asked": (
+        NUMERIC,
+        "key: weight21\n  decimals: 5",
+        "key: weight21\n  decimals: 6",
+        "weight-21",
+    ),
+    "weight-21 scores not rounded as asked": (NUMERIC, "rounded: {score21: 2, score22: 2}", "rounded: {}", "weight-21"),
+    "weight-21-scaled scaled by d_k": (
+        NUMERIC,
+        "key: sweight21",
+        "key: exp(score21/2)/(exp(score21/2) + exp(score22/2))",
+        "weight-21-scaled",
+    ),
     "notes' value wrong": (NUMERIC, "notes: 21.97", "notes: 21.96", "score-12"),
     # wrong domains
     "pos real": (
@@ -145,3 +157,81 @@ def test_permutations_are_orthogonal():
 def test_pe_breaks_equivariance():
     """Does adding PE give a counterexample to equivariance?"""
     assert verify.pe_breaks_equivariance().ok
+
+
+# One corruption of each kind of definition (quiz/definitions.yaml): text in it, its replacement.
+DEFINITION_CORRUPTIONS = {
+    "a symbol's domain": ("  pos: nonneg\n", "  pos: real\n"),
+    "a case of PE": ("2*i: sin(pos/10000**(2*i/d_model))", "2*i: cos(pos/10000**(2*i/d_model))"),
+    "omega": ("is: 1/10000**(2*i/d_model)", "is: 1/10000**(i/d_model)"),
+    "RoPE's rotation": (
+        "[[cos(t*theta), -sin(t*theta)], [sin(t*theta)",
+        "[[cos(t*theta), sin(t*theta)], [-sin(t*theta)",
+    ),
+    "a matrix definition": ("    Q: X*W_Q\n", "    Q: X*W_K\n"),
+    "the permutation": ("  permutation: P\n", "  permutation: A\n"),
+    "the proof's scalars": ("  scalars: [d_k]\n", "  scalars: []\n"),
+    "an illustration input": ("X1: [[0.10, 1.30]]", "X1: [[0.20, 1.30]]"),
+    "a quantity": ("score12: (X1*W_Q)*(X2*W_K)^T", "score12: (X1*W_Q)*(X1*W_K)^T"),
+    "a scaled quantity": ("scaled21: score21/sqrt(2)", "scaled21: score21/2"),
+    "how variants are drawn": ("W_Q: {integers: [1, 3]}", "W_Q: {integers: [0, 0]}"),
+}
+
+
+@pytest.fixture(scope="module")
+def new_course(tmp_path_factory):
+    """A course made by `attnlab new`, as an instructor makes one."""
+    from click.testing import CliRunner
+
+    from attnlab.cli import main
+
+    course = tmp_path_factory.mktemp("made") / "course"
+    assert CliRunner().invoke(main, ["new", str(course)]).exit_code == 0
+    return course
+
+
+def _verify_from_elsewhere(course, elsewhere, monkeypatch):
+    from click.testing import CliRunner
+
+    from attnlab.cli import main
+
+    monkeypatch.chdir(elsewhere)
+    return CliRunner().invoke(main, ["quiz", "--course", str(course), "verify"])
+
+
+@pytest.mark.parametrize("name", [None, *sorted(DEFINITION_CORRUPTIONS)])
+def test_verify_of_another_course_reads_all_of_its_definitions(new_course, tmp_path, monkeypatch, name):
+    """Run from a folder outside any course, does `quiz --course C verify` pass C as made and fail
+    C with any one of its definitions corrupted?"""
+    course = tmp_path / "course"
+    shutil.copytree(new_course, course)
+    if name is not None:
+        old, new = DEFINITION_CORRUPTIONS[name]
+        path = course / "quiz" / "definitions.yaml"
+        text = path.read_text(encoding="utf-8")
+        assert text.count(old) == 1, "the corruption must apply to exactly one place"
+        path.write_text(text.replace(old, new), encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = _verify_from_elsewhere(course, elsewhere, monkeypatch)
+    assert result.exit_code == (0 if name is None else 1), result.output[-2000:]
+
+
+def test_show_and_check_use_the_named_courses_numbers(new_course, tmp_path, monkeypatch):
+    """From outside any course, do `quiz --course C show` and `check` use C's own illustration
+    numbers (here X1 = [0.20, 1.30], so Q_1 = [4.1, 1.7] and Score(1, 2) = 4.1*4.12 + 1.7*3.66 = 23.114)?"""
+    from click.testing import CliRunner
+
+    from attnlab.cli import main
+
+    course = tmp_path / "course"
+    shutil.copytree(new_course, course)
+    path = course / "quiz" / "definitions.yaml"
+    path.write_text(path.read_text().replace("X1: [[0.10, 1.30]]", "X1: [[0.20, 1.30]]"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    shown = CliRunner().invoke(main, ["quiz", "--course", str(course), "show", "score-12"])
+    assert "[0.20, 1.30]" in shown.output
+    assert CliRunner().invoke(main, ["quiz", "--course", str(course), "check", "score-12", "23.11"]).exit_code == 0
+    assert CliRunner().invoke(main, ["quiz", "--course", str(course), "check", "score-12", "21.97"]).exit_code == 1

@@ -20,6 +20,9 @@ from pathlib import Path
 from ..userfiles import NotAFile, read_bytes
 
 MAX_BYTES = 20_000_000  # a quiz notebook is a few kB; anything near this is not one
+MAX_CELL_CHARS = 100_000  # a cell beyond this is read line by line (answers are one line each)
+MAX_LINE_CHARS = 20_000  # twice the longest answer the checker reads
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\s*(?::[^=]*)?=[^=]")
 _MAGIC = re.compile(r"^\s*[%!]")
 MAX_MAGICS = 50  # magic lines blanked per cell before it counts as not Python
 
@@ -97,14 +100,31 @@ def from_cells(cells: list[tuple[str, str]]) -> Answers:
     """The answers assigned in these (label, source) cells, in order."""
     answers = Answers()
     for label, source in cells:
-        tree = _parse(source)
-        if tree is None:
-            answers.notes.append(f"{label} is not valid Python and was skipped: any answer in it was not read.")
-            continue
-        for node in tree.body:
-            for name, answer in _assigned(node):
-                answers.variables[name] = answer
+        if len(source) > MAX_CELL_CHARS:
+            answers.notes.append(f"{label} is over {MAX_CELL_CHARS:,} characters: only its one-line answers were read.")
+            trees = [_parse(line) for line in _answer_lines(source)]
+        else:
+            trees = [_parse(source)]
+            if trees[0] is None:
+                answers.notes.append(f"{label} is not valid Python and was skipped: any answer in it was not read.")
+        for tree in trees:
+            for node in tree.body if tree else ():
+                for name, answer in _assigned(node):
+                    answers.variables[name] = answer
     return answers
+
+
+def _answer_lines(source: str):
+    """The lines of a very long cell that could be an answer, ``name = ...`` at the margin and no
+    longer than an answer may be, one at a time: the parser's memory grows with what it is given,
+    a few hundred bytes per character, so a long cell is never handed to it whole."""
+    start = 0
+    while start < len(source):
+        end = source.find("\n", start)
+        end = len(source) if end < 0 else end
+        if end - start <= MAX_LINE_CHARS and _ASSIGNMENT.match(source, start, end):
+            yield source[start:end]
+        start = end + 1
 
 
 def _parse(source: str) -> ast.Module | None:

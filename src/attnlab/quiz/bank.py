@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import dataclasses
 import keyword
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import yaml
 
@@ -50,6 +51,7 @@ class Item:
     key: Any = None  # answer text (symbolic, matrix, proof, chain end), quantity (numeric), labels
     symbols: dict[str, str] = field(default_factory=dict)  # name -> domain
     decimals: int = 0  # numeric: the precision the prompt asks for
+    rounded: dict[str, int] = field(default_factory=dict)  # numeric: steps the prompt rounds, to decimals
     notes: float | None = None  # numeric: the value the notes print for their own numbers
     options: dict[str, str] = field(default_factory=dict)  # choice options / order steps, by label
     option_feedback: dict[str, str] = field(default_factory=dict)
@@ -88,8 +90,25 @@ class BankError(ValueError):
     """The bank itself is malformed (an instructor's mistake, not a student's)."""
 
 
+_chosen: list[Path] = []  # the folder `using` chose, innermost last
+
+
+@contextmanager
+def using(folder: Path) -> Iterator[None]:
+    """Inside the block, :func:`default_folder` is ``folder``: every part of the quiz that reads the
+    bank or its definitions (numbers, proof symbols, keys) reads that one folder's."""
+    _chosen.append(Path(folder))
+    try:
+        yield
+    finally:
+        _chosen.pop()
+
+
 def default_folder() -> Path:
-    """The bank shipped next to this package (inside the autograder), else the kit's ``quiz/``."""
+    """The folder `using` chose, else the bank shipped next to this package (inside the
+    autograder), else the active course's ``quiz/``."""
+    if _chosen:
+        return _chosen[-1]
     if SHIPPED_BANK.is_dir():
         return SHIPPED_BANK
     from ..paths import quiz_dir  # only inside attnlab; the shipped copy never gets here
@@ -203,6 +222,7 @@ def _item(entry: dict[str, Any], lines: dict[str, int], path: Path) -> Item:
         key=entry.get("key"),
         symbols=dict(entry.get("symbols", {})),
         decimals=int(decimals),
+        rounded={str(k): int(v) for k, v in (entry.get("rounded") or {}).items()},
         notes=float(entry["notes"]) if "notes" in entry else None,
         options={str(k): str(v).strip() for k, v in (entry.get("options") or entry.get("steps") or {}).items()},
         option_feedback={str(k): str(v).strip() for k, v in entry.get("option_feedback", {}).items()},

@@ -8,6 +8,7 @@ instructor's, parsed by the same safe parser as answers (with functions of sever
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
@@ -53,11 +54,20 @@ class Definitions:
         return {name: _function(self, name, spec) for name, spec in self.functions.items()}
 
 
-@lru_cache(maxsize=8)
 def load(folder: Path | None = None) -> Definitions:
-    """The definitions next to the bank in ``folder`` (default: the bank's default folder)."""
-    path = Path(folder or default_folder()) / DEFINITIONS_FILE
-    if not path.is_file():
+    """The definitions next to the bank in ``folder`` (default: the bank's default folder, which
+    follows ``--course``), read again when the folder or the file changes."""
+    path = (Path(folder or default_folder()) / DEFINITIONS_FILE).resolve()
+    try:
+        stamp = path.stat().st_mtime_ns, path.stat().st_size
+    except OSError:
+        stamp = None
+    return _load(path, stamp)
+
+
+@lru_cache(maxsize=8)
+def _load(path: Path, stamp: tuple[int, int] | None) -> Definitions:
+    if stamp is None or not path.is_file():
         return Definitions(source=path)
     text = path.read_text(encoding="utf-8")
     try:
@@ -162,13 +172,25 @@ def _solve_pattern(pattern: sp.Expr, value: sp.Expr, param: sp.Symbol) -> dict |
     return {var: solution}
 
 
-def illustration_values(defs: Definitions, inputs: dict[str, Any]) -> dict[str, sp.Expr]:
-    """Every quantity of the illustration, exactly, for these inputs (names -> sympy numbers)."""
+def illustration_values(
+    defs: Definitions, inputs: dict[str, Any], rounded: dict[str, int] | None = None, *, halves: str = ROUND_HALF_UP
+) -> dict[str, sp.Expr]:
+    """Every quantity of the illustration, exactly, for these inputs (names -> sympy numbers);
+    a quantity in ``rounded`` is rounded to its decimals before later quantities use it, as a
+    student who writes each step down does, a half as ``halves`` says (a Decimal rounding mode)."""
     assert defs.illustration is not None
     known: dict[str, Any] = {name: matrix(value) for name, value in inputs.items()}
     for name, text in defs.illustration.quantities.items():
         known[name] = parse(text, Namespace(scalars=known, dot_products=True))
+        if rounded and name in rounded:
+            known[name] = round_to(known[name], rounded[name], halves=halves)
     return {name: value for name, value in known.items() if name in defs.illustration.quantities}
+
+
+def round_to(value: sp.Expr, decimals: int, *, halves: str = ROUND_HALF_UP) -> sp.Rational:
+    """``value`` rounded to ``decimals``, exactly; a half goes as ``halves`` says."""
+    exact = Decimal(str(sp.N(value, 40)))
+    return sp.Rational(str(exact.quantize(Decimal(1).scaleb(-decimals), rounding=halves)))
 
 
 def matrix(value: Any) -> sp.ImmutableMatrix:

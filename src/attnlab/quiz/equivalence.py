@@ -1,17 +1,24 @@
 """Are two scalar expressions or explicit matrices equal on the symbols' domains?
 
-Exact first, numbers last, nothing timed (so a verdict is the same on every run and machine):
+A proof first, numbers second, nothing timed by the wall clock (so a verdict is the same on every
+run and machine, loaded or not):
 
-1. the difference is 0 as sympy builds it: equal; a nonzero constant: different (an offset of 1e-9
-   is an offset);
+1. the difference is 0 as sympy builds it: equal; a nonzero constant: different (numbers are read
+   exactly, so an offset of 1e-400 is an offset);
 2. the difference is a rational function (a polynomial, say): evaluated exactly at integer points
    (a nonzero one is nonzero at almost every point, and these are drawn fresh per answer);
-3. otherwise both sides are evaluated at 50 significant digits at points drawn from each symbol's
-   domain at small, medium and large scales, seeded by the texts compared. They differ where they
-   differ by more than 1e-30 of their size; where they agree that closely, their difference is
-   evaluated again at 80 digits: round-off changes with the precision, a real difference (a term
-   such as exp(pos - 1000) or (d_model + 1000)**-20, however small) does not. A constant beyond
-   25 digits cannot be trusted to sampling, so such an answer must match exactly.
+3. sympy simplifies the difference with the symbols' domains as assumptions (d_model even and
+   positive, i an integer >= 0, ...), within a CPU-time budget: 0 proves the two equal, a nonzero
+   constant proves them different;
+4. both sides are evaluated at 50 significant digits at points drawn from each symbol's whole
+   domain (small, medium and large values, so d_model takes many values, never only 2), seeded by
+   the texts compared. A point where the answer has no finite value but the expected expression has
+   one is a disagreement, so an answer that overflows on most of the domain is wrong. Unless step 3
+   proved them equal, they differ where they differ by more than 1e-30 of their size; where they
+   agree that closely, their difference is evaluated again at 80 digits: round-off changes with the
+   precision, a real difference (a term such as exp(pos - 1000) or (d_model + 1000)**-20, however
+   small) does not. A constant beyond 25 digits cannot be trusted to sampling, so such an answer
+   must match exactly.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from fractions import Fraction
 import mpmath
 import sympy as sp
 
+from .deadline import OutOfTime, cap
 from .domains import sample, seed_of
 
 POINTS = 24
@@ -34,6 +42,9 @@ RTOL = mpmath.mpf(10) ** -30
 MAX_CONSTANT_DIGITS = 25
 MAX_POLY_DEGREE = 400
 MAX_EXP_ARGUMENT = 10**6  # exp beyond this is not a number anyone means
+MAX_TRIG_ARGUMENT = 10**15  # mpmath reduces sin's argument exactly; beyond this nobody means one
+MAX_PROOF_OPS = 60  # sympy's simplify is tried on differences with at most this many operations
+PROOF_CPU_SECONDS = 0.3  # its CPU budget; when it runs out, sampling decides alone
 
 _FUNCS = {sp.sin: mpmath.sin, sp.cos: mpmath.cos, sp.tan: mpmath.tan, sp.exp: mpmath.exp, sp.log: mpmath.log}
 
@@ -81,30 +92,48 @@ def _compare_scalars(a: sp.Expr, b: sp.Expr, domains: dict[str, str], points: in
     beyond = _beyond_sampling(a) or _beyond_sampling(b)
     if beyond == "huge":
         return Comparison(False, "holds a number too large to evaluate", evaluable=False)
-    if beyond:
+    proved = _proved(difference) if points == POINTS else None
+    if proved is False:
+        return Comparison(False, "it differs from the expected expression by a constant")
+    if beyond and not proved:
         return Comparison(
             False,
             "it is not exactly the expected expression, and it holds a constant "
             "too large or too small to compare by value",
         )
-    agreeing = key_defined = answer_defined = 0
+    agreeing = 0
     with mpmath.workdps(DIGITS):
         for point in sample(symbols, points, seed=seed):
             x, y = value(a, point), value(b, point)
-            answer_defined += x is not None
-            key_defined += y is not None
-            if x is None or y is None:
-                continue
-            if not close(x, y) or _real_difference(difference, point):
+            if y is None:
+                continue  # the expected expression has no value here: nothing to compare
+            if x is None:
+                return Comparison(False, "it has no finite value for some allowed values of its symbols")
+            if not proved and (not close(x, y) or _real_difference(difference, point)):
                 return Comparison(False, "differs at sampled values")
             agreeing += 1
-    if answer_defined == 0 and key_defined:
-        return Comparison(
-            False, "it has no value for the allowed values of its symbols (too large or undefined)", evaluable=False
-        )
+    if proved:
+        return Comparison(True, "equal by simplification on the symbols' domains")
     if agreeing >= min(MIN_AGREEING, points // 2):
         return Comparison(True, f"agrees at {agreeing} sampled points")
     return Comparison(False, "it is undefined for some allowed values of its symbols")
+
+
+def _proved(difference: sp.Expr) -> bool | None:
+    """True when sympy simplifies ``difference`` to 0 under the symbols' assumptions, False when to
+    a nonzero constant, None when it cannot tell (too large, not finished in its CPU budget)."""
+    if sp.count_ops(difference) > MAX_PROOF_OPS:
+        return None
+    try:
+        with cap(PROOF_CPU_SECONDS):
+            simplified = sp.simplify(difference)
+    except OutOfTime:
+        return None
+    if simplified == 0:
+        return True
+    if simplified.is_number and simplified.is_finite and simplified.is_zero is False:
+        return False
+    return None
 
 
 def _real_difference(difference: sp.Expr, point: dict) -> bool:
@@ -231,8 +260,8 @@ def _value(expr: sp.Basic, point: dict[sp.Symbol, Fraction]):
     func = _FUNCS.get(type(expr))
     if func is not None:
         arg = _value(expr.args[0], point)
-        if abs(arg) > MAX_EXP_ARGUMENT:
-            raise OverflowError  # exp overflows; sin of 1e7 keeps no meaningful digits either
+        if abs(arg) > (MAX_EXP_ARGUMENT if type(expr) in (sp.exp, sp.log) else MAX_TRIG_ARGUMENT):
+            raise OverflowError
         if type(expr) is sp.log and arg == 0:
             raise ZeroDivisionError
         return func(arg)

@@ -47,6 +47,7 @@ SHIPPED = (
     "grading",
     "parse",
     "proof",
+    "steps",
     "variants",
     "verdict",
     "kinds/__init__",
@@ -127,8 +128,9 @@ def question(item: Item) -> str:
         points = f"{item.points:g} pt, graded by hand; 0 auto-graded points"
     else:
         points = f"{item.points:g} pt"
-    lines = [f"## {item.title}", "", f"`{item.id}` ({points})", "", illustration().render(item.prompt), ""]
-    lines += [f"- ({label}) {text}" for label, text in item.options.items()]
+    prompt = markdown_text(illustration().render(item.prompt))
+    lines = [f"## {item.title}", "", f"`{item.id}` ({points})", "", prompt, ""]
+    lines += [f"- ({label}) {markdown_text(text)}" for label, text in item.options.items()]
     if item.options:
         lines.append("")
     if KINDS[item.type].per_student:
@@ -143,6 +145,20 @@ def question(item: Item) -> str:
         lines += [f"Symbols: {symbols}.", ""]
     lines.append(f"Answer in `{item.variable}` as {kind.answer_syntax(item)}")
     return "\n".join(lines)
+
+
+# Math ($...$, $$...$$) and code (`...`) spans, which Markdown leaves alone.
+_VERBATIM = re.compile(r"(\$\$.+?\$\$|\$[^$]+\$|`[^`]*`)", re.S)
+
+
+def markdown_text(text: str) -> str:
+    """``text`` with Markdown's emphasis marks escaped outside math and code spans, so that
+    ``2*pi*10000`` shows as typed, not as "2 *pi* 10000" with "pi" in italics."""
+    parts = _VERBATIM.split(text)
+    return "".join(
+        part if k % 2 else part.replace("\\", "\\\\").replace("*", "\\*").replace("_", "\\_")
+        for k, part in enumerate(parts)
+    )
 
 
 # ---- otter test files ------------------------------------------------------------------------

@@ -22,6 +22,7 @@ MAX_LENGTH = 1000
 MAX_DEPTH = 40
 MAX_NODES = 400
 MAX_INT_DIGITS = 30
+MAX_DECIMAL_DIGITS = 500  # 1e-400 is kept exactly; 1e-5000 is refused, not rounded to 0
 MAX_RESULT_DIGITS = 5000  # a numeric power may not produce a number longer than this
 MAX_SYMBOLIC_EXPONENT = 100  # (x+y)**N is expanded later; N beyond this only costs time
 MAX_MATRIX_SIDE = 8
@@ -285,10 +286,13 @@ class _Builder:
             if abs(value) >= 10**MAX_INT_DIGITS:
                 raise Unreadable("a number in the answer is too large")
             return sp.Integer(value)
-        if not math.isfinite(value):
-            raise Unreadable("a number in the answer is too large")
-        # The decimal as typed, exactly: 0.5 and 1/2 are then the same expression.
-        return sp.Rational(repr(value))
+        # The decimal as typed, exactly (0.5 and 1/2 are then the same expression), read from its
+        # digits rather than from the float, which rounds 1e-400 to 0 and 1e400 to inf.
+        digits = ast.get_source_segment("\n".join(self.lines), node) or repr(value)
+        exact = sp.Rational(digits)
+        if max(abs(exact.p), abs(exact.q)) >= 10**MAX_DECIMAL_DIGITS:
+            raise Unreadable("a number in the answer is too large or too small")
+        return exact
 
     def _Name(self, node: ast.Name):
         name = node.id
@@ -313,12 +317,14 @@ class _Builder:
     def _BinOp(self, node: ast.BinOp):
         left, right = self.build(node.left), self.build(node.right)
         op = node.op
-        if isinstance(op, ast.Add):
-            return left + right
-        if isinstance(op, ast.Sub):
-            return left - right
+        if isinstance(op, (ast.Add, ast.Sub)):
+            if _is_matrix(left) and _is_matrix(right) and left.shape != right.shape:
+                raise Unreadable(
+                    f"the sum of {_show(left)} ({_dims(left)}) and {_show(right)} ({_dims(right)}) is not defined"
+                )
+            return left + right if isinstance(op, ast.Add) else left - right
         if isinstance(op, (ast.Mult, ast.MatMult)):
-            return self._product(left, right)
+            return self._product(left, right, node)
         if isinstance(op, ast.Div):
             if _is_matrix(right):
                 raise Unreadable("dividing by a matrix is not defined")
@@ -327,10 +333,16 @@ class _Builder:
             return self._power(left, right)
         raise Unreadable(f"the operator in '{self.typed(node)}' is not allowed")
 
-    def _product(self, left, right):
+    def _product(self, left, right, node: ast.AST):
         if _is_matrix(left) and _is_matrix(right):
-            if left.shape[1] != right.shape[0] and _concrete(left.shape[1], right.shape[0]):
+            # sizes are numbers or the proof's named dimensions: unequal names never fit
+            if left.shape[1] != right.shape[0] and isinstance(left, sp.MatrixBase):
                 raise Unreadable(f"a {_dims(left)} matrix cannot multiply a {_dims(right)} matrix")
+            if left.shape[1] != right.shape[0]:
+                raise Unreadable(
+                    f"the product {_show(left)} {_show(right)} is not defined: {_show(left)} is "
+                    f"{_dims(left)} and {_show(right)} is {_dims(right)}"
+                )
             if _symbolic(left, right):
                 return sp.MatMul(left, right).doit(deep=False)
             product = left * right
@@ -417,12 +429,15 @@ def _symbolic(*objs) -> bool:
     return any(isinstance(o, MatrixExpr) and not isinstance(o, sp.MatrixBase) for o in objs)
 
 
-def _concrete(*dims) -> bool:
-    return all(isinstance(d, (int, sp.Integer)) for d in dims)
+def _show(m) -> str:
+    """A matrix expression as the notes write it (``P Q P^T``)."""
+    return _shorten(str(m).replace(".T", "^T").replace("*", " "))
 
 
 def _dims(m) -> str:
-    return f"{m.shape[0]}x{m.shape[1]}"
+    """``2x3``, or ``n x d_k`` for the proof's named sizes."""
+    rows, cols = (str(d).removeprefix("dim_") for d in m.shape)
+    return f"{rows}x{cols}" if rows.isdigit() and cols.isdigit() else f"{rows} x {cols}"
 
 
 def _shorten(text: str) -> str:

@@ -1,16 +1,19 @@
-"""Matrix identities of the permutation proof: non-commuting symbols, their definitions, softmax.
+"""Matrix identities of the permutation proof: typed non-commuting symbols, their definitions, softmax.
 
-Answers are parsed with every matrix square and symbolic (so any product can be written down);
-the true shapes only appear when a step is evaluated, which is where an undefined product is
-reported. A step is decided by sympy's matrix-expression algebra when the definitions and
-``P^T P = I`` settle it, and otherwise by evaluating both sides on random matrices with a random
-permutation (row-wise softmax), which also covers ``softmax(P S P^T) = P softmax(S) P^T``.
+Every matrix of the proof has its shape from the definitions (P is n x n, X is n x d, W_Q is
+d x d_k, ...), with one symbolic size per dimension, so an answer whose product or sum does not fit
+(``P*Q*P^T*P``, ``P^T*K^T``) cannot be read, exactly as it cannot be written on paper; ``I`` is the
+n x n identity (``P^T P``). P is the permutation, orthogonal: ``P^T P = P P^T = I``. A step is
+decided by sympy's matrix-expression algebra when the definitions and ``P^T P = I`` settle it, and
+otherwise by evaluating both sides on random matrices with a random permutation (row-wise
+softmax), which also covers ``softmax(P S P^T) = P softmax(S) P^T``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import mpmath
@@ -18,18 +21,46 @@ import numpy as np
 import sympy as sp
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
+from .definitions import Definitions
 from .definitions import load as load_definitions
 from .equivalence import Comparison
 from .equivalence import value as number_value
 from .parse import Namespace, Softmax, Unreadable, parse
+from .steps import MAX_RULES, rules_between
 
-_DEFS = load_definitions()
-n = sp.Symbol("n", integer=True, positive=True)
-SCALARS = {name: sp.Symbol(name, positive=True) for name in _DEFS.matrix_scalars}
-NAMES = tuple(_DEFS.shapes)
-M = {name: sp.MatrixSymbol(name, n, n) for name in NAMES}
-IDENTITY = sp.Identity(n)
-PERMUTATION = _DEFS.permutation
+# The proof's symbols, built from the active course's definitions by `bind` (again whenever they
+# change: `--course`, or verify of another bank folder), never frozen at import.
+_DEFS = Definitions(source=Path())
+SCALARS: dict[str, sp.Symbol] = {}
+NAMES: tuple[str, ...] = ()
+DIMS: dict[str, sp.Symbol] = {}  # one size per named dimension, apart from a scalar of that name (d_k)
+M: dict[str, sp.MatrixSymbol] = {}
+PERMUTATION = ""
+IDENTITY: Any = None
+DEFINITIONS: dict[str, tuple[Any, str]] = {}  # name -> (its definition, in the notes' words), in order
+FOLDS: dict[tuple, sp.MatrixSymbol] = {}
+RULES_TEXT = ""
+
+
+def bind() -> None:
+    """Build the proof's symbols from the active definitions, unless they are built from them already."""
+    global _DEFS, SCALARS, NAMES, DIMS, M, PERMUTATION, IDENTITY, DEFINITIONS, FOLDS, RULES_TEXT
+    defs = load_definitions()
+    if defs is _DEFS:
+        return
+    SCALARS = {name: sp.Symbol(name, positive=True) for name in defs.matrix_scalars}
+    NAMES = tuple(defs.shapes)
+    DIMS = {d: sp.Symbol(f"dim_{d}", integer=True, positive=True) for shape in defs.shapes.values() for d in shape}
+    M = {name: sp.MatrixSymbol(name, *(DIMS[d] for d in shape)) for name, shape in defs.shapes.items()}
+    PERMUTATION = defs.permutation
+    IDENTITY = sp.Identity(M[PERMUTATION].rows)
+    ns = Namespace(scalars=dict(SCALARS), matrices={**M, "I": IDENTITY}, softmax=True)
+    DEFINITIONS = {name: (parse(text, ns), f"{name} = {text.replace('*', ' ')}") for name, text in defs.define.items()}
+    FOLDS = _folds()
+    p = PERMUTATION
+    RULES_TEXT = f"{p}^T {p} = I, a definition, softmax({p} M {p}^T) = {p} softmax(M) {p}^T"
+    _DEFS = defs
+
 
 # Each world draws its own sizes, all different, so that a misplaced factor cannot hide; a scalar
 # such as d_k is drawn apart from the width of the same name (the identities hold for any value
@@ -44,13 +75,8 @@ WORLDS = 4
 
 def namespace() -> Namespace:
     """What a proof answer may name: the matrices, ``I``, the scalars and ``softmax``."""
+    bind()
     return Namespace(scalars=dict(SCALARS), matrices={**M, "I": IDENTITY}, softmax=True)
-
-
-# name -> (its definition, in the notes' words), in the order written
-DEFINITIONS = {
-    name: (parse(text, namespace()), f"{name} = {text.replace('*', ' ')}") for name, text in _DEFS.define.items()
-}
 
 
 class StepError(ValueError):
@@ -125,6 +151,7 @@ def _cancel_permutation(product: sp.MatMul):
 def world(seed: int) -> dict:
     """Random sizes, inputs and a permutation that moves every row; the defined matrices computed
     from their definitions; each scalar drawn at its own scale. Scalars sit under "scalars"."""
+    bind()
     rng = np.random.default_rng(seed)
     dims = sorted({d for shape in _DEFS.shapes.values() for d in shape})
     drawn = rng.choice(np.arange(3, 3 + 2 * len(dims)), size=len(dims), replace=False)
@@ -258,6 +285,7 @@ def _terms(expr) -> int:
 
 def compare(answer, key, *, seed: int = 0) -> Comparison:
     """Is ``answer`` equal to ``key`` under the definitions, for every permutation and every scalar?"""
+    bind()
     if expandable(answer) and expandable(key) and canonical(answer) == canonical(key):
         return Comparison(True, "equal by matrix algebra and the definitions")
     worlds = [world(seed * WORLDS + k) for k in range(WORLDS)]
@@ -366,13 +394,40 @@ class StepVerdict:
     reason: str
 
 
+def _folds() -> dict[tuple, sp.MatrixSymbol]:
+    """What folds back into a defined name: a product of two factors (``A V`` is ``Z``) or a
+    softmax (``softmax(S)`` is ``A``); a definition with a scalar factor (S) is not folded."""
+    out: dict[tuple, sp.MatrixSymbol] = {}
+    for name, (definition, _) in DEFINITIONS.items():
+        if isinstance(definition, Softmax):
+            out[(definition,)] = M[name]
+        elif isinstance(definition, sp.MatMul):
+            coeff, factors = definition.as_coeff_matrices()
+            if coeff == 1 and len(factors) == 2:
+                out[tuple(factors)] = M[name]
+    return out
+
+
 def check_chain(steps: list, *, start, seed: int = 0) -> list[StepVerdict]:
-    """Check ``start = steps[0] = steps[1] = …`` step by step (each step against the one before)."""
+    """Check ``start = steps[0] = steps[1] = …`` step by step: each step equal to the one before
+    and reached from it by at most ``steps.MAX_RULES`` stated rules."""
+    bind()
     verdicts = []
     previous = start
     for index, step in enumerate(steps, 1):
         result = compare(step, previous, seed=seed + index)
         reason = result.how if result.equal else (explain(step, previous) or result.how)
-        verdicts.append(StepVerdict(index, result.equal, reason))
+        ok = result.equal
+        if ok:
+            rules = rules_between(previous, step, permutation=M[PERMUTATION], identity=IDENTITY, folds=FOLDS)
+            if rules is not None and rules > MAX_RULES:
+                ok, reason = (
+                    False,
+                    (
+                        f"it is equal, but it is more than {MAX_RULES} rules away from the step before; "
+                        f"write the steps in between, one or two rules each ({RULES_TEXT})"
+                    ),
+                )
+        verdicts.append(StepVerdict(index, ok, reason))
         previous = step
     return verdicts

@@ -148,9 +148,11 @@ PROOFS: tuple[Callable[[], Result], ...] = (
 
 
 def verify(*, folder: Path | None = None) -> list[Result]:
-    """Every proof and every item's derivation; the bank from ``folder`` (default: the kit's quiz/)."""
-    items = bank.load(folder)
-    defs = definitions.load(folder)
-    results = [p() for p in PROOFS]
-    results.append(required_ids(items, defs))
-    return results + [_item_sound(item, defs) for item in items.values()]
+    """Every proof and every item's derivation; the bank from ``folder`` (default: the active
+    course's quiz/), its definitions and numbers from that folder alone."""
+    with bank.using(folder or bank.default_folder()):
+        items = bank.load()
+        defs = definitions.load()
+        results = [p() for p in PROOFS]
+        results.append(required_ids(items, defs))
+        return results + [_item_sound(item, defs) for item in items.values()]

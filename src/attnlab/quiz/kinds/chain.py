@@ -30,13 +30,15 @@ class Chain(Kind):
         return "" if item.key is None else item.solution
 
     def check(self, item: Item, answer: str, student: str | None) -> Verdict:
-        """Right when every step follows from the one before and the last step is the target as written."""
+        """Right when every step follows from the one before and the last step is the target as written.
+
+        No message names the target: it is another item's answer (proof-z)."""
         parts, steps = self.read(item, answer)
         start, target = parse(item.start, namespace(item)), parsed_key(item)
         if steps[0] == start:  # the student wrote the given start out: the steps come after it
             parts, steps = parts[1:], steps[1:]
         if not steps:
-            return Verdict(WRONG, f"Not finished: that is only the start; write the steps from it to {item.key}.")
+            return Verdict(WRONG, "Not finished: that is only the start; write the steps from it to the end.")
         for verdict in proof.check_chain(steps, start=start, seed=seed_of(item.id, answer)):
             if not verdict.ok:
                 return Verdict(
@@ -47,10 +49,10 @@ class Chain(Kind):
             return Verdict(
                 WRONG,
                 f"Not finished: every step holds, but the chain stops at "
-                f"'{quote(parts[-1])}'; it must end at {item.key}.",
+                f"'{quote(parts[-1])}', which is not the simplest form the question asks for.",
             )
         if not any(step not in (start, target) for step in steps[:-1]):
-            return Verdict(WRONG, f"Not finished: show the steps between the start and {item.key}, not only the end.")
+            return Verdict(WRONG, "Not finished: show the steps between the start and the end, not only the end.")
         return right(item)
 
     def symbols(self, item: Item) -> str:

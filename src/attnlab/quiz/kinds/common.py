@@ -47,9 +47,10 @@ def size(expr) -> int:
     return operations + sum(size(a) for a in expr.args)
 
 
-def not_simplest(item: Item, got, hint: str) -> Verdict | None:
-    """For an item that asks for the simplest form: an equal answer longer than the key is wrong."""
-    if not item.simplest or size(got) <= size(parsed_key(item)):
+def not_simplest(item: Item, got, hint: str, *, longer: bool = False) -> Verdict | None:
+    """For an item that asks for the simplest form: an equal answer longer than the key (as sympy
+    holds it, or as written when ``longer``) is wrong."""
+    if not item.simplest or (size(got) <= size(parsed_key(item)) and not longer):
         return None
     return Verdict(WRONG, f"That equals {item.simplest}, but it is not in its simplest form: {hint}.")
 

@@ -4,6 +4,7 @@ asks for; each student's key comes from their own numbers."""
 from __future__ import annotations
 
 import re
+from decimal import ROUND_HALF_DOWN, ROUND_HALF_UP
 from functools import lru_cache
 from typing import Any
 
@@ -12,7 +13,7 @@ import sympy as sp
 
 from ..bank import Item
 from ..definitions import load as load_definitions
-from ..definitions import matrix
+from ..definitions import Definitions, illustration_values, matrix
 from ..equivalence import value as number_value
 from ..parse import Namespace, Unreadable, parse
 from ..variants import illustration, nontrivial
@@ -25,21 +26,39 @@ MIN_CANVAS_TOLERANCE = 1e-4  # text2qti writes numeric bounds with 4 decimals
 _DECIMALS = re.compile(r"\bto (\d+) decimals?\b")
 
 
-@lru_cache(maxsize=1)
 def quantities() -> Namespace:
     """A numeric key names the illustration's quantities (``quiz/definitions.yaml``)."""
-    spec = load_definitions().illustration
+    return _quantities(load_definitions())
+
+
+@lru_cache(maxsize=8)
+def _quantities(defs: Definitions) -> Namespace:
+    spec = defs.illustration
     return Namespace(scalars={n: sp.Symbol(n) for n in (spec.quantities if spec else {})})
 
 
 def numeric_key(item: Item, *, student: str | None = None) -> float:
-    """The item's key, computed from the (student's) illustration numbers."""
-    return value_of(parse(str(item.key), quantities()), student)
+    """The item's key, computed from the (student's) illustration numbers with every step the
+    prompt rounds (``rounded``) rounded."""
+    return value_of(parse(str(item.key), quantities()), student, item.rounded)
 
 
-def value_of(expr, student: str | None) -> float:
+def accepted_keys(item: Item, student: str | None) -> list[float]:
+    """The values an answer may round to: the key with the prompt's rounding at each step (an
+    exact half, such as a score of 12.345, rounded up or down: a calculator may do either), and
+    the key computed without rounding (a student who keeps every digit is not wrong)."""
+    expr = parse(str(item.key), quantities())
+    rounded = {value_of(expr, student, item.rounded, halves=h) for h in (ROUND_HALF_UP, ROUND_HALF_DOWN)}
+    return sorted(rounded | {value_of(expr, student, {})})
+
+
+def value_of(expr, student: str | None, rounded: dict[str, int] | None = None, *, halves: str = ROUND_HALF_UP) -> float:
     ill = illustration(student=student)
-    return float(sp.N(expr.xreplace({sym: ill.values[sym.name] for sym in expr.free_symbols}), 30))
+    values = ill.values
+    if rounded:
+        defs = load_definitions()
+        values = illustration_values(defs, ill.inputs, rounded, halves=halves)
+    return float(sp.N(expr.xreplace({sym: values[sym.name] for sym in expr.free_symbols}), 30))
 
 
 def within(value: float, key: float, item: Item) -> bool:
@@ -48,7 +67,7 @@ def within(value: float, key: float, item: Item) -> bool:
 
 
 class Numeric(Kind):
-    fields = ("key", "decimals", "notes", "feedback", "holds", "where")
+    fields = ("key", "decimals", "rounded", "notes", "feedback", "holds", "where")
     syntax = (
         "a number to the decimals the question asks for, e.g. `12.34` (arithmetic such as `4*4.12 + 1.5*3.66` is fine)."
     )
@@ -73,10 +92,12 @@ class Numeric(Kind):
         if number is None:
             return Verdict(UNREADABLE, f"Cannot read this answer: '{quote(answer)}' is too large to evaluate.")
         value = complex(number)
-        if value.imag == 0 and within(value.real, numeric_key(item, student=student), item):
+        if value.imag == 0 and any(within(value.real, key, item) for key in accepted_keys(item, student)):
             return right(item)
         for known in item.feedback:
-            if value.imag == 0 and within(value.real, value_of(parse(known.answer, quantities()), student), item):
+            if value.imag == 0 and within(
+                value.real, value_of(parse(known.answer, quantities()), student, item.rounded), item
+            ):
                 return wrong(known.says)
         return wrong(
             f"recompute it step by step with your own numbers; the question asks for {item.decimals} decimals."
@@ -96,17 +117,23 @@ class Numeric(Kind):
     def verify(self, item: Item, defs: Any) -> str | None:
         """For the notes' numbers and many students': the key satisfies ``holds``, stays nontrivial at
         the decimals the prompt states, and (notes' numbers) rounds to the value the notes print."""
-        stated = _DECIMALS.findall(item.prompt)
-        if stated != [str(item.decimals)]:
+        stated = sorted(set(_DECIMALS.findall(item.prompt)))
+        graded = sorted({str(item.decimals), *(str(d) for d in item.rounded.values())})
+        if stated != graded:
             return (
                 f"the prompt asks for {' and '.join(stated) or 'no stated number of'} decimals but "
-                f"the item grades to {item.decimals}: say 'to {item.decimals} decimals' in the prompt"
+                f"the item grades to {' and '.join(graded)}: say 'to N decimals' in the prompt for the "
+                "answer and for every step in 'rounded'"
             )
+        unknown = sorted(set(item.rounded) - set(quantities().scalars))
+        if unknown:
+            return f"'rounded' names {unknown}, which are not quantities of the illustration"
         for student in [None, *(f"verify-{k}" for k in range(VARIANTS_CHECKED))]:
             ill = illustration(student=student)
             key = numeric_key(item, student=student)
+            exact = value_of(parse(str(item.key), quantities()), student, {})  # holds is stated without rounding
             inputs = {name: matrix(value) for name, value in ill.inputs.items()}
-            ns = Namespace(scalars={**inputs, "ANSWER": sp.Float(key, 30)}, dot_products=True)
+            ns = Namespace(scalars={**inputs, "ANSWER": sp.Float(exact, 30)}, dot_products=True)
             who = "the notes' numbers" if student is None else f"student {student!r}"
             for equation in item.holds:
                 left, right_side = (float(sp.N(parse(side, ns), 30)) for side in sides(equation))

@@ -8,14 +8,19 @@ from .. import proof
 from ..bank import Item
 from ..domains import seed_of
 from ..parse import Namespace, Softmax, parse
+from ..steps import written
 from ..verdict import Verdict, reason, right, wrong
 from .base import Kind
 from .common import known_wrong, namespace, not_simplest, parsed_key, sides
 
 PROOF_SEEDS = 3  # sets of random worlds verify derives a proof key in
+# `not_in_answer` entries: softmax written out, or a product transposed as a whole ((P K)^T restates
+# a question that asks for the transpose worked out)
+TRANSPOSED_PRODUCT = "(...)^T"
 
 
 def matrices_text() -> str:
+    proof.bind()
     scalars = " ".join(f"`{s}`" for s in proof.SCALARS)
     return (
         f"the matrices `{' '.join(proof.NAMES)}`, the identity `I`, the scalar(s) {scalars} "
@@ -47,9 +52,11 @@ class ProofStep(Kind):
         return parse(answer, namespace(item))
 
     def check(self, item: Item, answer: str, student: str | None) -> Verdict:
+        proof.bind()
         got = self.read(item, answer)
+        shape = written(answer, namespace(item), permutation=proof.PERMUTATION)
         for name, why in item.not_in_answer.items():
-            if name == "softmax" and got.has(Softmax):
+            if name == "softmax" and got.has(Softmax) or name == TRANSPOSED_PRODUCT and shape.transposed_product:
                 return wrong(why)
         key = parsed_key(item)
         seed = seed_of(item.id, answer)
@@ -57,7 +64,9 @@ class ProofStep(Kind):
         if result.equal:
             found = proof.shortcuts(got)
             hint = "use " + " and ".join(found) if found else "write it with fewer factors"
-            return not_simplest(item, got, hint) or right(item)
+            # sympy tidies I P Z into P Z: what the student wrote out counts too
+            longer = shape.size > written(str(item.key), namespace(item), permutation=proof.PERMUTATION).size
+            return not_simplest(item, got, hint, longer=longer) or right(item)
         return wrong(
             known_wrong(item, got, lambda a, b: proof.compare(a, b, seed=seed))
             or proof.explain(got, key)
