@@ -101,3 +101,25 @@ def test_hostile_answer_text_is_unreadable_and_runs_nothing(tmp_path, write_quiz
     row = next(t for t in grade(submission=path)["tests"] if t["name"] == "score_12")
     assert row["score"] == 0 and row["output"].startswith("Cannot read this answer")
     assert not marker.exists()
+
+
+def test_is_an_answer_the_checker_cannot_settle_left_to_a_human_not_scored_zero(
+    tmp_path, write_quiz, key_answers, monkeypatch
+):
+    """When the checker runs out of its work budget on an answer (or fails on it), is that item
+    left blank and listed for a human, rather than scored 0 like a wrong answer?"""
+    from attnlab.quiz import grading
+    from attnlab.quiz.verdict import MANUAL, Verdict
+
+    real = grading.check_variable
+
+    def out_of_budget(item_id, text, **kw):
+        if item_id == "wavelength":
+            return Verdict(MANUAL, "This answer needs a human.")
+        return real(item_id, text, **kw)
+
+    monkeypatch.setattr(grading, "check_variable", out_of_budget)
+    results = grade(submission=write_quiz(tmp_path / "quiz.ipynb", key_answers))
+    assert results["extra_data"]["needs_human"] == ["wavelength"]
+    assert "wavelength" not in results["extra_data"]["items"]
+    assert "pe-dim0" in results["extra_data"]["items"]

@@ -142,8 +142,12 @@ def _grade_one(sub: Submission, folder: Path, hand: dict[str, float]) -> Row:
         seed, source = quiz_id(sub.students, key=sub.key, layout=sub.layout)
         graded = grade(submission=sub.file, student=seed, whose=f" ({source})" if seed else "")
         row.results = handgrading.merged(graded, hand)
+        unsettled = graded["extra_data"].get("needs_human", [])
         if seed is None:
             row.status, row.problem = NOT_GRADED, f"numeric items cannot be graded: {source}"
+        elif unsettled:
+            row.status = NOT_GRADED
+            row.problem = f"the checker gave no verdict on {', '.join(unsettled)}: a human must grade it"
     extra = {
         "submission": sub.key,
         "students": [asdict(s) for s in sub.students],

@@ -15,6 +15,7 @@ from typing import Any
 from .answers import Answer, Answers, UnreadableFile, read
 from .bank import Item
 from .check import RIGHT, bank_items, check_variable
+from .verdict import FAULT, MANUAL
 from .kinds import KINDS
 
 ENGINE = "attnlab-quiz"
@@ -36,7 +37,7 @@ def grade(*, submission: Path, student: str | None = None, whose: str = "") -> d
         answers = read(submission)
     except UnreadableFile as err:
         answers = Answers(notes=[f"Nothing could be read: {err}."])
-    tests, scores, possible = [], {}, {}
+    tests, scores, possible, unsettled = [], {}, {}, []
     for item in graded_items():
         answer = answers.variables.get(item.variable, Answer(None))
         answered, says = _answered(item, answer)
@@ -51,7 +52,12 @@ def grade(*, submission: Path, student: str | None = None, whose: str = "") -> d
             }
         )
         earned, feedback = _verdict(item, answer, student) if answered else (0.0, says)
-        scores[item.id], possible[item.id] = earned, item.points
+        possible[item.id] = item.points
+        if earned is None:  # no verdict (the checker's budget, or its fault): a human's, never a 0
+            unsettled.append(item.id)
+            earned = 0.0
+        else:
+            scores[item.id] = earned
         tests.append(
             {
                 "name": item.variable,
@@ -85,6 +91,7 @@ def grade(*, submission: Path, student: str | None = None, whose: str = "") -> d
             "variant": student,
             "items": scores,
             "possible": possible,
+            "needs_human": unsettled,
             "notes": answers.notes,
         },
     }
@@ -98,10 +105,13 @@ def _answered(item: Item, answer: Answer) -> tuple[bool, str]:
     return True, "Answered."
 
 
-def _verdict(item: Item, answer: Answer, student: str | None) -> tuple[float, str]:
-    """The item's points and the checker's feedback (the checker caps each answer below a second)."""
+def _verdict(item: Item, answer: Answer, student: str | None) -> tuple[float | None, str]:
+    """The item's points and the checker's feedback; no points (None) where the checker gave no
+    verdict on the answer (out of its work budget, or its own fault): a human grades those."""
     try:
         verdict = check_variable(item.id, answer.text, student=student)
     except Exception:  # noqa: BLE001 - a checker bug must cost one item, not the whole submission
-        return 0.0, "This answer could not be checked; your instructor will look at it."
+        return None, "This answer could not be checked; your instructor will look at it."
+    if verdict.status in (MANUAL, FAULT):
+        return None, verdict.message
     return (item.points if verdict.status == RIGHT else 0.0), verdict.message
