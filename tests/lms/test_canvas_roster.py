@@ -135,3 +135,14 @@ def test_is_a_named_pipe_as_the_roster_refused_rather_than_waited_on(tmp_path):
     os.mkfifo(path)
     with pytest.raises(canvas.RosterError, match="not a regular file"):
         load(path)
+
+
+def test_is_canvass_test_student_never_listed_as_missing_and_are_the_missing_named_with_their_number(tmp_path):
+    """Canvas puts its student-view account ("Student, Test") into every gradebook export: is it
+    left out of the students with no submission, and is each of those shown with the student
+    number that tells two students of one name apart?"""
+    text = CANVAS_ROSTER + '"Student, Test",4999,,,A,,,\n'
+    roster = load(roster_file(tmp_path, text))
+    m = canvas.match(roster, [sub("smithbob_4002", Student(id="4002", login="smithbob"))])
+    shown = [canvas.named(roster.students[i]) for i in m.missing]
+    assert shown == ["Doe, Jane (S1)", "Lee, Ann (S3)", "Kim, Noh (S4)"]

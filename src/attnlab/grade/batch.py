@@ -558,7 +558,7 @@ def summary(run: Run, questions: list[tuple[str, float]]) -> list[str]:
         lines.append(
             f"[bold]Roster[/] {s(r.path)} ({r.encoding}): grades go into {where} {s(r.column)!s}; "
             f"{len(m.missing)} student(s) with no submission"
-            + (": " + ", ".join(s(r.students[i]["Student"]) for i in m.missing[:20]) if m.missing else "")
+            + (": " + "; ".join(s(canvas.named(r.students[i])) for i in m.missing[:20]) if m.missing else "")
             + (" ..." if len(m.missing) > 20 else "")
         )
         if m.unmatched:
@@ -568,7 +568,7 @@ def summary(run: Run, questions: list[tuple[str, float]]) -> list[str]:
             )
         for row, keys in m.clashes.items():
             lines.append(
-                f"  [red]{s(r.students[row]['Student'])} is claimed by several submissions[/]: "
+                f"  [red]{s(canvas.named(r.students[row]))} is claimed by several submissions[/]: "
                 + ", ".join(s(k) for k in keys)
                 + " (no grade filled in)"
             )

@@ -226,8 +226,23 @@ def match(roster: Roster, submissions: Sequence[Identified]) -> Matching:
             for at in result.rows[sub.key]:
                 claimed.setdefault(at, []).append(sub.key)
     result.clashes = {at: keys for at, keys in claimed.items() if len(keys) > 1}
-    result.missing = [i for i in range(len(roster.students)) if i not in claimed]
+    result.missing = [
+        i for i in range(len(roster.students)) if i not in claimed and not is_test_student(roster.students[i])
+    ]
     return result
+
+
+def is_test_student(row: dict[str, str]) -> bool:
+    """Canvas's Test Student (the student view's account, in every gradebook export): not a
+    student who failed to hand in."""
+    return row.get("Student", "").strip().casefold() in ("student, test", "test student")
+
+
+def named(row: dict[str, str]) -> str:
+    """A roster student as an instructor finds them: the gradebook's name and its student number
+    (or Canvas's own id), since names repeat."""
+    number = row.get("SIS User ID") or row.get("ID") or ""
+    return f"{row.get('Student', '')} ({number})" if number else row.get("Student", "")
 
 
 def _row_of(student: Student, index: dict[tuple[str, str], int]) -> int | None:
