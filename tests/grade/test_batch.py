@@ -353,7 +353,7 @@ def test_does_a_submission_with_no_roster_student_need_a_human(tmp_path):
     assert [s["canvas_id"] for s in extra["students"]] == ["101"]
     text = " ".join(" ".join(batch.summary(result, [("calls", 5.0)])).split())
     assert "grades go into a new column pe_attention" in text
-    assert "1 student(s) with no submission: Bo Bo" in text and "1 submission(s) with no roster student" in text
+    assert "1 student(s) with no submission: Bo Bo (102)" in text and "1 submission(s) with no roster student" in text
     imported = list(csv.reader(open(tmp_path / "out" / "canvas_import.csv", encoding="utf-8")))
     assert [(r[0], r[-1]) for r in imported[2:]] == [("Ada Lovelace", "5"), ("Bo Bo", "")]
 
