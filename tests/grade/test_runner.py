@@ -4,6 +4,7 @@ import ast
 import os
 
 import pytest
+from pathlib import Path
 
 from attnlab import paths
 from attnlab.grade import calls
@@ -31,7 +32,9 @@ DEFAULT_LIMITS = Limits()
 
 
 def grade(zygote, path, tests=ENGINE / "tests", support=None, limits=DEFAULT_LIMITS):
-    return Grader(zygote, tests, support, limits).grade(path)
+    """As a worker grades: with the call graph of the solution whose tests these are (references
+    are lent only along it)."""
+    return Grader(zygote, tests, support, limits, calls=calls.for_tests(Path(tests))["calls"]).grade(path)
 
 
 @pytest.mark.parametrize("path", sorted((ENGINE / "submissions").iterdir()), ids=lambda p: p.name)
