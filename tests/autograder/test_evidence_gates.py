@@ -127,6 +127,15 @@ def test_is_a_result_kept_from_an_earlier_call_still_named_as_such():
     assert f"looks like {oracle.STALE_LABEL}:" in text, text
 
 
+def test_is_a_wrong_result_that_history_does_not_change_shown_without_the_earlier_calls():
+    def table(n, base=1.0):
+        return np.full(n, 2 * base)  # wrong, but the same whatever was called before
+
+    oracle.call(table, 3, base=7.0)  # an earlier call of the same shape, in the same process
+    text = _failure(lambda: oracle.assert_close_in_turn(table, [((3,), {"base": 1.0}, np.full(3, 1.0), [])]))
+    assert "called after" not in text and "base=7.0" not in text, text
+
+
 # ---- C: no hint from the test's shapes alone
 
 

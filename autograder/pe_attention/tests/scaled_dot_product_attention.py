@@ -74,7 +74,7 @@ def _check(sdpa, Q, K, V, mask, what):
     # output does not match is ruled out: None)
     variants = partial(oracle.attention_variants, Q, K, V, mask)
     blocked = () if mask is None else [("the blocked entries (mask False)", ~np.asarray(mask, dtype=bool))]
-    oracle.assert_close(weights, expected_w, f"the weights of {what}",
+    oracle.assert_close(weights, expected_w, f"the weight matrix of {what}",
                         lambda: [(n, y, w if oracle.matches(out, o) else None) for n, y, o, w in variants()],
                         axes=("query", "key"), sums_to_one=-1, regions=blocked)
     oracle.assert_close(out, expected_out, f"the output of {what}", lambda: [(n, y, o) for n, y, o, _ in variants()],
