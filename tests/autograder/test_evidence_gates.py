@@ -160,6 +160,18 @@ def test_is_overflow_mentioned_only_when_the_softmax_overflowed(test_files):
     assert "overflows" in no_max, no_max
 
 
+def test_is_what_axis_0_means_said_only_when_the_columns_do_not_sum_to_1(test_files):
+    right = _softmax(lambda x, axis: x.max(axis=axis, keepdims=True))
+
+    def column_sums_off(x, axis=-1):  # columns that sum to 1, but not the right weights
+        return np.array([[0.5, 0.25], [0.5, 0.75]]) if axis == 0 else right(x, axis)
+
+    last_axis = _public_message(test_files, "softmax", lambda x, axis=-1: right(x, -1))
+    assert "with axis=0 each column sums to 1" in last_axis, last_axis
+    text = _public_message(test_files, "softmax", column_sums_off)
+    assert "each column sums to 1" not in text and "[[0.5, 0.25], [0.5, 0.75]]" in text, text
+
+
 def _sdpa(mask_of):
     def scaled_dot_product_attention(Q, K, V, mask=None):
         s = Q @ K.T / np.sqrt(K.shape[1])
