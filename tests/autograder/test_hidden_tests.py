@@ -185,3 +185,17 @@ def test_does_a_plural_subject_never_take_a_singular_verb(test_files):
     messages = [m for _, _, said in grade_file(zeros, test_files).values() for m in said]
     plural = [m for m in messages if re.match(r"(the weights\b|rows \d)", m)]
     assert not [m for m in plural if re.search(r"\) (is|has|does|looks like) ", m)], plural
+
+
+def test_is_a_negative_key_offset_written_as_a_subtraction(test_files):
+    """A rope that adds the position instead of rotating fails at the first offset checked, -3."""
+    (case,) = [
+        c
+        for tf in test_files
+        if tf.name == "rope"
+        for c in tf.cases
+        if c.func.__name__ == "test_scores_depend_on_offset_only"
+    ]
+    with pytest.raises(AssertionError) as raised:
+        testfiles.call_case(case, {"rope": lambda X, base=10000.0: X + np.arange(len(X))[:, None]})
+    assert "key position m - 3 " in str(raised.value) and "+ -" not in str(raised.value), raised.value
