@@ -228,3 +228,49 @@ def test_is_a_result_non_finite_everywhere_said_so_in_the_students_terms():
     got = _weights((3, 4))
     got[[0, 2]] = np.inf
     assert "(queries 0, 2)" in difference(got, _weights((3, 4)), axes=("query", "key")).text
+
+
+# ---- axes without a name of their own: said by number, in phrases that still read as English
+
+
+def _wrong_on(part):
+    got = RIGHT.copy()
+    got[part] += np.random.default_rng(2).normal(size=got[part].shape)
+    return got
+
+
+def _normalised_along_the_other_axis():
+    right = _weights((4, 5))
+    e = right * np.arange(1, 5)[:, None]
+    return e / e.sum(axis=0, keepdims=True), right
+
+
+def _nan_rows():
+    got = RIGHT.copy()
+    got[[0, 2]] = np.nan
+    return got
+
+
+@pytest.mark.parametrize(
+    ("got", "right", "sums_to_one", "words"),
+    [
+        (*_normalised_along_the_other_axis(), -1, "does not sum to 1 along axis 1 (sums"),
+        (*_normalised_along_the_other_axis(), -1, "it sums to 1 along axis 0 instead"),
+        (_wrong_on((slice(None), slice(1, None, 2))), RIGHT, None, "right on the even entries of axis 1 and wrong "),
+        (_wrong_on((slice(None), slice(0, None, 2))), RIGHT, None, "wrong on the even entries of axis 1 (0, 2, ...)"),
+        (_wrong_on((slice(1, None),)), RIGHT, None, "wrong on every entry of axis 0 but the first"),
+        (_wrong_on((slice(1, None),)), RIGHT, None, "right on the first entry of axis 0 and"),
+        (_wrong_on((slice(2, 3),)), RIGHT, None, "right on every other entry of axis 0 and wrong on entry 2 of axis 0"),
+        (RIGHT[::-1], RIGHT, None, "has the right entries of axis 0 in reverse order"),
+        (np.roll(RIGHT, 2, axis=1), RIGHT, None, "shifted by 2: entry i holds the right entry i - 2"),
+        (RIGHT[[2, 0, 3, 1]], RIGHT, None, "in another order: entry i holds the right entry [2, 0, 3, 1][i]"),
+        (_nan_rows(), RIGHT, None, "nan at 12 of 24 entries (entries 0, 2 of axis 0)"),
+        (RIGHT * np.array([[1.5], [2.0], [0.5], [3.0]]), RIGHT, None, "each vector along axis 1 is the right one"),
+        (RIGHT, np.stack([2 * RIGHT, RIGHT]), None, "only index 1 of axis 0, with that axis (0) missing"),
+    ],
+)
+def test_does_an_unnamed_axis_read_naturally(got, right, sums_to_one, words):
+    text = difference(got, right, sums_to_one=sums_to_one).text
+    assert words in text, text
+    for garbled in ("axis 0 axis", "axis 1 axis", "the axis", "every axis", "odd axis", "even axis", "axis 0 i "):
+        assert garbled not in text, text

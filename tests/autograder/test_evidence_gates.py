@@ -127,6 +127,94 @@ def test_is_a_result_kept_from_an_earlier_call_still_named_as_such():
     assert f"looks like {oracle.STALE_LABEL}:" in text, text
 
 
+def test_is_a_wrong_result_that_history_does_not_change_shown_without_the_earlier_calls():
+    def table(n, base=1.0):
+        return np.full(n, 2 * base)  # wrong, but the same whatever was called before
+
+    oracle.call(table, 3, base=7.0)  # an earlier call of the same shape, in the same process
+    text = _failure(lambda: oracle.assert_close_in_turn(table, [((3,), {"base": 1.0}, np.full(3, 1.0), [])]))
+    assert "called after" not in text and "base=7.0" not in text, text
+
+
+# ---- B2: a public test explains a convention only when the result shows it was broken
+
+
+def _public_message(test_files, question, fn):
+    (case,) = [c for tf in test_files if tf.name == question for c in tf.cases if not c.hidden]
+    return _failure(lambda: testfiles.call_case(case, {question: fn}))
+
+
+def _softmax(shift):
+    def softmax(x, axis=-1):
+        e = np.exp(x - shift(x, axis))
+        return e / e.sum(axis=axis, keepdims=True)
+
+    return softmax
+
+
+def test_is_overflow_mentioned_only_when_the_softmax_overflowed(test_files):
+    with np.errstate(all="ignore"):  # one maximum for the whole array: the second row underflows, 0 / 0
+        global_max = _public_message(test_files, "softmax", _softmax(lambda x, axis: np.max(x)))
+        no_max = _public_message(test_files, "softmax", _softmax(lambda x, axis: 0.0))
+    assert "overflow" not in global_max, global_max
+    assert "overflows" in no_max, no_max
+
+
+def test_is_what_axis_0_means_said_only_when_the_columns_do_not_sum_to_1(test_files):
+    right = _softmax(lambda x, axis: x.max(axis=axis, keepdims=True))
+
+    def column_sums_off(x, axis=-1):  # columns that sum to 1, but not the right weights
+        return np.array([[0.5, 0.25], [0.5, 0.75]]) if axis == 0 else right(x, axis)
+
+    last_axis = _public_message(test_files, "softmax", lambda x, axis=-1: right(x, -1))
+    assert "with axis=0 each column sums to 1" in last_axis, last_axis
+    text = _public_message(test_files, "softmax", column_sums_off)
+    assert "each column sums to 1" not in text and "[[0.5, 0.25], [0.5, 0.75]]" in text, text
+
+
+def _sdpa(mask_of):
+    def scaled_dot_product_attention(Q, K, V, mask=None):
+        s = Q @ K.T / np.sqrt(K.shape[1])
+        if mask is not None:
+            s = mask_of(s, np.asarray(mask))
+        w = np.exp(s - s.max(axis=-1, keepdims=True))
+        w = w / w.sum(axis=-1, keepdims=True)
+        return w @ V, w
+
+    return scaled_dot_product_attention
+
+
+@pytest.mark.parametrize(
+    ("mask_of", "told"),
+    [
+        (lambda s, m: s * m, ()),
+        (lambda s, m: np.where(m, -1e9, s), ("True means may attend",)),
+        (lambda s, m: np.where(m.T, s, -1e9), ("mask[i, j] is query i, key j",)),
+    ],
+)
+def test_is_the_masks_meaning_explained_only_when_the_weights_read_it_otherwise(test_files, mask_of, told):
+    text = _public_message(test_files, "scaled_dot_product_attention", _sdpa(mask_of))
+    for words in ("True means may attend", "mask[i, j] is query i, key j"):
+        assert (words in text) == (words in told), text
+
+
+def _alibi(slope, distance):
+    def alibi_bias(n, num_heads):
+        i, j = np.indices((n, n))
+        m = np.array([slope(h, num_heads) for h in range(num_heads)])
+        return -m[:, None, None] * distance(i, j)[None]
+
+    return alibi_bias
+
+
+def test_is_the_slope_formula_explained_only_when_the_slopes_are_wrong(test_files):
+    right = lambda h, H: 2.0 ** (-8.0 * (h + 1) / H)  # noqa: E731
+    signed = _public_message(test_files, "alibi_bias", _alibi(right, lambda i, j: i - j))
+    assert "m_h =" not in signed and "opposite sign" in signed, signed
+    from_zero = _public_message(test_files, "alibi_bias", _alibi(lambda h, H: 2.0 ** (-8.0 * h / H), np.subtract))
+    assert "m_h = 2**(-8 (h+1) / num_heads)" in from_zero, from_zero
+
+
 # ---- C: no hint from the test's shapes alone
 
 

@@ -170,3 +170,32 @@ def test_does_a_function_that_raises_for_everything_earn_no_point_for_rejecting_
 
 def _refuse():
     raise ValueError("not implemented")
+
+
+def test_does_a_plural_subject_never_take_a_singular_verb(test_files):
+    """Messages start with what was checked: "the weights of ..." or "rows 1, 2 of ..." followed by
+    "is wrong" would read as broken English to the student."""
+    from pathlib import Path
+
+    import re
+
+    from in_process import grade_file
+
+    zeros = Path(__file__).parent.parent / "fixtures" / "zeros_of_the_right_shape.py"
+    messages = [m for _, _, said in grade_file(zeros, test_files).values() for m in said]
+    plural = [m for m in messages if re.match(r"(the weights\b|rows \d)", m)]
+    assert not [m for m in plural if re.search(r"\) (is|has|does|looks like) ", m)], plural
+
+
+def test_is_a_negative_key_offset_written_as_a_subtraction(test_files):
+    """A rope that adds the position instead of rotating fails at the first offset checked, -3."""
+    (case,) = [
+        c
+        for tf in test_files
+        if tf.name == "rope"
+        for c in tf.cases
+        if c.func.__name__ == "test_scores_depend_on_offset_only"
+    ]
+    with pytest.raises(AssertionError) as raised:
+        testfiles.call_case(case, {"rope": lambda X, base=10000.0: X + np.arange(len(X))[:, None]})
+    assert "key position m - 3 " in str(raised.value) and "+ -" not in str(raised.value), raised.value

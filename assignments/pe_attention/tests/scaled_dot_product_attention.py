@@ -38,9 +38,14 @@ def test_shapes_scale_and_mask(scaled_dot_product_attention):
     mask = np.array([[True, False], [True, True]])
     _, w = _pair(scaled_dot_product_attention(np.eye(2), np.eye(2), np.eye(2), mask=mask),
                  "scaled_dot_product_attention")
+    # the mask's meaning is explained only when the weights show it read the other way
+    why = ""
+    if w.shape == (2, 2) and np.allclose(w[0], [0.0, 1.0]):
+        why = ": query 0 gave all its weight to key 1, which the mask blocks (True means may attend)"
+    elif w.shape == (2, 2) and np.allclose(w, [[e / (e + 1), 1 / (e + 1)], [0.0, 1.0]]):
+        why = ": these are the weights for the mask transposed (mask[i, j] is query i, key j)"
     assert np.allclose(w, [[1.0, 0.0], [1 / (e + 1), e / (e + 1)]]), (
         "with Q = K = eye(2) and a mask with rows [True, False] and [True, True], query 0 may attend to key 0 "
-        "only (weights [1, 0]) and query 1 to both ([0.330, 0.670]): True means may attend, and mask[i, j] is query i, "
-        f"key j; got {_got(w)}")
+        f"only (weights [1, 0]) and query 1 to both ([0.330, 0.670]); got {_got(w)}{why}")
 
 

@@ -60,7 +60,8 @@ def test_scores_depend_on_offset_only(rope):
     S = Q @ K.T
     for offset in (-3, 0, 2):
         diagonal = np.diagonal(S, offset)
+        key = "m" if offset == 0 else f"m + {offset}" if offset > 0 else f"m - {-offset}"
         assert np.allclose(diagonal, diagonal[0], atol=1e-9), (
-            f"with rope, the score of query position m and key position m + {offset} must not depend on m "
+            f"with rope, the score of query position m and key position {key} must not depend on m "
             "(every pair is rotated by an angle proportional to the position)")
     assert np.allclose(np.linalg.norm(Q, axis=1), np.linalg.norm(q)), "rope rotates: it must keep every row's length"

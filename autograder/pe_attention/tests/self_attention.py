@@ -63,7 +63,7 @@ def _check(self_attention, X, W_Q, W_K, W_V, mask, what):
     # not match is ruled out: None)
     variants = partial(oracle.self_attention_variants, X, W_Q, W_K, W_V, mask)
     blocked = () if mask is None else [("the blocked entries (mask False)", ~np.asarray(mask, dtype=bool))]
-    oracle.assert_close(got_A, A, f"the weights A of {what}",
+    oracle.assert_close(got_A, A, f"the weight matrix A of {what}",
                         lambda: [(n, y, a if oracle.matches(got_Z, z) else None) for n, y, z, a in variants()],
                         axes=("query", "key"), sums_to_one=-1, regions=blocked)
     oracle.assert_close(got_Z, Z, f"the output Z of {what}", lambda: [(n, y, z) for n, y, z, _ in variants()],

@@ -65,4 +65,4 @@ def test_large_positions(sinusoidal_pe):
     positions = [1000, 2500, 4999, 5000]
     expected = oracle.pe_rows(positions, 10)
     got = oracle.assert_shape(oracle.call(sinusoidal_pe, 5001, 10), (5001, 10), "sinusoidal_pe(5001, 10)")
-    oracle.assert_close(got[positions], expected, "rows 1000, 2500, 4999, 5000 of sinusoidal_pe(5001, 10)", axes=AXES)
+    oracle.assert_close(got[positions], expected, "sinusoidal_pe(5001, 10) at rows 1000, 2500, 4999, 5000", axes=AXES)

@@ -35,17 +35,29 @@ def _close(a, b, atol, rtol):
     return a.shape == b.shape and bool(np.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True))
 
 
-def _axis_name(axes, ndim, k):
-    """What axis ``k`` is called in the student's terms (``axes`` names them, last axes last)."""
+class _Axis(NamedTuple):
+    """The words for one axis: ``one`` and ``many`` name its entries, ``of`` follows them when the
+    axis has no name of its own ("entry 2" + " of axis 0"), ``whole`` is the axis itself."""
+
+    one: str
+    many: str
+    of: str
+    whole: str
+
+
+def _axis(axes, ndim, k):
+    """Axis ``k`` in the student's terms (``axes`` names the last axes); an unnamed one by its number,
+    so that no phrase reads "the axis 0 axis"."""
     k = k % ndim
     offset = ndim - len(axes)
     if axes and k >= offset:
-        return axes[k - offset]
-    return f"axis {k}"
+        name = axes[k - offset]
+        return _Axis(name, _plural(name), "", f"the {name} axis")
+    return _Axis("entry", "entries", f" of axis {k}", f"axis {k}")
 
 
 def _plural(name):
-    if name.startswith("axis ") or name.endswith("s"):
+    if name.endswith("s"):
         return name
     return f"{name[:-1]}ies" if name.endswith("y") and name[-2:-1] not in "aeiou" else f"{name}s"
 
@@ -80,10 +92,10 @@ def _shape_relation(got, expected, axes, atol, rtol):
     if got.ndim + 1 == expected.ndim:
         for k in range(expected.ndim):
             if expected.shape[:k] + expected.shape[k + 1 :] == got.shape:
-                name = _axis_name(axes, expected.ndim, k)
+                whole = _axis(axes, expected.ndim, k).whole
                 for i in range(expected.shape[k]):
                     if _close(got, np.take(expected, i, axis=k), atol, rtol):
-                        only = f"only index {i} of the {name} axis" if expected.shape[k] > 1 else "the right values"
+                        only = f"only index {i} of {whole}" if expected.shape[k] > 1 else "the right values"
                         return Relation("missing axis", f"{where}: {only}, with that axis ({k}) missing")
     if got.size == expected.size and got.size > 1 and _close(got.ravel(), expected.ravel(), atol, rtol):
         return Relation("reshaped", f"{where}: the right values in the right order, reshaped")
@@ -123,21 +135,20 @@ def _permutation(got, expected, axes, atol, rtol):
             source.append(i if i in hits else hits[0])
         if len(source) != n or source == list(range(n)) or sorted(source) != list(range(n)):
             continue
-        name = _axis_name(axes, got.ndim, k)
-        return Relation("permuted", _order_text(source, name))
+        return Relation("permuted", _order_text(source, _axis(axes, got.ndim, k)))
     return None
 
 
-def _order_text(source, name):
-    n, names = len(source), _plural(name)
+def _order_text(source, axis):
+    n, one, names = len(source), axis.one, f"{axis.many}{axis.of}"
     if source == list(range(n))[::-1]:
         return f"has the right {names} in reverse order"
     for s in range(1, n):
         if source == [(i - s) % n for i in range(n)]:
-            return f"has the right {names} shifted by {s}: {name} i holds the right {name} i - {s} (wrapping around)"
+            return f"has the right {names} shifted by {s}: {one} i holds the right {one} i - {s} (wrapping around)"
     if n % 2 == 0 and source == [i ^ 1 for i in range(n)]:
         return f"has the right {names} with each pair 2i, 2i+1 swapped"
-    return f"has the right {names} in another order: {name} i holds the right {name} {source}[i]"
+    return f"has the right {names} in another order: {one} i holds the right {one} {source}[i]"
 
 
 def _factor(got, expected, atol, rtol):
@@ -167,8 +178,8 @@ def _sums(got, expected, axis, axes, atol):
     sums = got.sum(axis=axis)
     if np.allclose(sums, 1.0, atol=1e-6):
         return None
-    name = _axis_name(axes, got.ndim, axis)
-    text = f"does not sum to 1 along the {name} axis (sums from {float(sums.min()):.3g} to {float(sums.max()):.3g})"
+    along = _axis(axes, got.ndim, axis).whole
+    text = f"does not sum to 1 along {along} (sums from {float(sums.min()):.3g} to {float(sums.max()):.3g})"
     # slices of nothing but 0 where the right ones have weight (an exp that underflowed): said as
     # such, not as a normalisation, which a slice with no weight left says nothing about
     empty = np.all(got == 0, axis=axis, keepdims=True) & ~np.all(expected == 0, axis=axis, keepdims=True)
@@ -177,7 +188,7 @@ def _sums(got, expected, axis, axes, atol):
         return Relation("sums", f"{text}; it is 0 at every entry of {where}" if where else text)
     for other in range(got.ndim):
         if other != axis % got.ndim and np.allclose(got.sum(axis=other), 1.0, atol=1e-6):
-            text += f"; it sums to 1 along the {_axis_name(axes, got.ndim, other)} axis instead"
+            text += f"; it sums to 1 along {_axis(axes, got.ndim, other).whole} instead"
             break
     else:
         ratio = np.divide(got, expected, out=np.full(got.shape, np.nan), where=np.abs(expected) > atol)
@@ -204,11 +215,11 @@ def _proportional(got, expected, axes, atol, rtol):
                 break
         else:
             if np.ptp(factors) > 1e-6 * max(1.0, float(np.max(np.abs(factors)))):
-                if got.ndim == 2:
-                    item = _axis_name(axes, 2, 1 - k)
-                    slices = f"each {item} is the right {item}"
+                other = _axis(axes, 2, 1 - k) if got.ndim == 2 else None
+                if other and not other.of:
+                    slices = f"each {other.one} is the right {other.one}"
                 else:
-                    slices = f"each vector along the {_axis_name(axes, got.ndim, k)} axis is the right one"
+                    slices = f"each vector along {_axis(axes, got.ndim, k).whole} is the right one"
                 return Relation(
                     "proportional",
                     f"is wrong, but {slices} times a factor of its own (from {min(factors):.3g} to {max(factors):.3g})",
@@ -234,19 +245,21 @@ def _parts(shape, axes, regions):
             yield name, np.broadcast_to(m, shape), rest
     if shape[-1] > 1:
         odd = np.arange(shape[-1]) % 2 == 1
-        last = _plural(_axis_name(axes, ndim, -1))
+        axis = _axis(axes, ndim, -1)
+        last = f"{axis.many}{axis.of}"
         yield f"the odd {last} (1, 3, ...)", np.broadcast_to(odd, shape), f"the even {last}"
         yield f"the even {last} (0, 2, ...)", np.broadcast_to(~odd, shape), f"the odd {last}"
     for k in range(ndim):
-        n, name = shape[k], _axis_name(axes, ndim, k)
+        n, (one, _, of, _) = shape[k], _axis(axes, ndim, k)
         if n < 2:
             continue
         index = np.arange(n).reshape((n,) + (1,) * (ndim - k - 1))
+        first, last = f"the first {one}{of}", f"the last {one}{of}"
         for i in range(n) if n <= _LONG else (0, n - 1):
-            shown = f"the first {name}" if i == 0 else f"the last {name}" if i == n - 1 else f"{name} {i}"
-            yield shown, np.broadcast_to(index == i, shape), f"every other {name}"
-        yield f"every {name} but the first", np.broadcast_to(index > 0, shape), f"the first {name}"
-        yield f"every {name} but the last", np.broadcast_to(index < n - 1, shape), f"the last {name}"
+            shown = first if i == 0 else last if i == n - 1 else f"{one} {i}{of}"
+            yield shown, np.broadcast_to(index == i, shape), f"every other {one}{of}"
+        yield f"every {one}{of} but the first", np.broadcast_to(index > 0, shape), first
+        yield f"every {one}{of} but the last", np.broadcast_to(index < n - 1, shape), last
 
 
 def _region(wrong, axes, regions):
@@ -284,8 +297,8 @@ def _where(mask, axes):
             return name
     if mask.ndim and mask.shape[0] > 1:
         rows = [i for i in range(mask.shape[0]) if mask[i].any()]
-        name = _axis_name(axes, mask.ndim, 0)
-        return f"{_plural(name) if len(rows) > 1 else name} {_indices(rows)}"
+        axis = _axis(axes, mask.ndim, 0)
+        return f"{axis.many if len(rows) > 1 else axis.one} {_indices(rows)}{axis.of}"
     return None
 
 

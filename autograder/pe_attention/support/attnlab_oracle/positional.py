@@ -121,7 +121,9 @@ def pe_variants(seq_len, d_model, base=10000.0):
     return variants(pe_family, PE_MISTAKES, seq_len, d_model, base)
 
 
-ADD_PE_MISTAKES = [Mistake(f"E + {m.name}", m.why, m.knobs) for m in PE_MISTAKES if "transposed" not in m.knobs] + [
+ADD_PE_MISTAKES = [
+    Mistake(f"E + PE with {m.name}", m.why, m.knobs) for m in PE_MISTAKES if "transposed" not in m.knobs
+] + [
     Mistake("PE without E", "return E + PE, not PE alone", dict(combine="PE")),
     Mistake(
         "E scaled by sqrt(d) before adding PE", "add the encoding to E as it is: X = E + PE", dict(combine="sqrt(d) E")
