@@ -98,14 +98,15 @@ def test_gradescope_layout_grades_key_blank_and_hostile(
     "metadata, student, says",
     [
         ({"users": [{"name": "A", "sid": "s123", "email": "a@x.edu"}]}, "s123", "Student ID"),
-        ({"users": [{"name": "A", "sid": "", "email": "a@x.edu"}]}, "a@x.edu", "email"),
-        ({"users": [{"name": "A"}]}, None, "no Student ID or email"),
+        ({"users": [{"name": "A", "sid": "", "email": "a@x.edu"}]}, None, "no Student ID"),
+        ({"users": [{"name": "A"}]}, None, "no Student ID"),
         ({"id": 1}, None, "no student"),
         ("not json", None, "no student"),
     ],
 )
 def test_the_student_comes_from_gradescopes_metadata(tmp_path, metadata, student, says):
-    """Is the variant the roster's Student ID, else the email, else the notes' numbers, and said so?"""
+    """Is the variant the roster's Student ID, and only that (an email seeds nobody's numbers), and
+    is where it came from said?"""
     text = metadata if isinstance(metadata, str) else json.dumps(metadata)
     (tmp_path / "submission_metadata.json").write_text(text)
     from attnlab.quiz.gradescope import student_id
@@ -133,3 +134,15 @@ def test_numeric_items_are_graded_with_the_submitters_numbers(tmp_path, write_qu
     assert scores["notes"]["score"] == full - sum(i.points for i in numeric)
     assert "student 's123' (the Student ID in Gradescope's submission metadata)" in scores["own"]["output"]
     assert scores["own"]["extra_data"]["variant"] == "s123"
+
+
+def test_are_numeric_items_left_to_a_human_when_gradescope_has_no_student_id(tmp_path, write_quiz, key_answers):
+    """With only an email in the metadata, are the numeric items given no verdict (a human's), rather
+    than graded with the numbers of an id the student was never told to use?"""
+    from attnlab.quiz.gradescope import main
+
+    (tmp_path / "submission").mkdir()
+    write_quiz(tmp_path / "submission" / "quiz.ipynb", key_answers)
+    (tmp_path / "submission_metadata.json").write_text(json.dumps({"users": [{"name": "A", "email": "a@x.edu"}]}))
+    results = main(root=tmp_path)
+    assert set(results["extra_data"]["needs_human"]) == {"score-12", "weight-21", "weight-21-scaled"}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 from pathlib import Path
 
 from ..atomic import write_atomic
@@ -37,18 +38,24 @@ def _nothing_graded(message: str) -> dict:
 
 
 def student_id(root: Path) -> tuple[str | None, str]:
-    """The submitter's id from Gradescope's ``submission_metadata.json`` (the roster's Student ID,
-    else the email), and where it came from; (None, why) when there is none."""
+    """The submitter's student number from Gradescope's ``submission_metadata.json`` (the roster's
+    Student ID: the one id the quiz documents), and where it came from; (None, why) when there is
+    none (an email is no student number: the numbers it would seed are not the student's)."""
+    user = _submitter(root)
+    if user is None:
+        return None, " (no student in Gradescope's submission metadata)"
+    value = str(user.get("sid") or "").strip() if isinstance(user, dict) else ""
+    if value:
+        return value, " (the Student ID in Gradescope's submission metadata)"
+    return None, " (no Student ID in Gradescope's submission metadata: numeric questions go to your instructor)"
+
+
+def _submitter(root: Path) -> Any:
     try:
         metadata = json.loads((Path(root) / "submission_metadata.json").read_text(encoding="utf-8"))
-        user = metadata["users"][0]
+        return metadata["users"][0]
     except (OSError, ValueError, KeyError, IndexError, TypeError):
-        return None, " (no student in Gradescope's submission metadata)"
-    for field, what in (("sid", "Student ID"), ("email", "email")):
-        value = str(user.get(field) or "").strip() if isinstance(user, dict) else ""
-        if value:
-            return value, f" (the {what} in Gradescope's submission metadata)"
-    return None, " (no Student ID or email in Gradescope's submission metadata)"
+        return None
 
 
 def main(*, root: Path = Path("/autograder")) -> dict:
@@ -57,7 +64,10 @@ def main(*, root: Path = Path("/autograder")) -> dict:
     try:
         student, whose = student_id(root)
         submission = find_submission(root / "submission", expected="the quiz notebook")
-        results = grade(submission=submission, student=student, whose=whose)
+        # a submitter without a Student ID: their numbers are unknown (no metadata at all: a run
+        # outside Gradescope, graded with the notes' numbers)
+        known = student is not None or _submitter(root) is None
+        results = grade(submission=submission, student=student, whose=whose, numbers_known=known)
     except ValueError as err:
         results = _nothing_graded(f"Nothing was graded: {err}.")
     except Exception as err:  # noqa: BLE001 - Gradescope must get a results file, whatever went wrong

@@ -27,11 +27,14 @@ def graded_items() -> list[Item]:
     return [i for i in bank_items().values() if KINDS[i.type].has_key]
 
 
-def grade(*, submission: Path, student: str | None = None, whose: str = "") -> dict[str, Any]:
+def grade(
+    *, submission: Path, student: str | None = None, whose: str = "", numbers_known: bool = True
+) -> dict[str, Any]:
     """Gradescope results for one quiz notebook or ``.py`` file, read without running it.
 
     Numeric items are graded with ``student``'s numbers (the notes' without one); ``whose`` says
-    where the id came from, for the report."""
+    where the id came from, for the report. Without ``numbers_known`` (the student's number is not
+    known) numeric items get no verdict: a human grades them, never with someone else's numbers."""
     submission = Path(submission)
     try:
         answers = read(submission)
@@ -51,7 +54,10 @@ def grade(*, submission: Path, student: str | None = None, whose: str = "") -> d
                 "output": says,
             }
         )
-        earned, feedback = _verdict(item, answer, student) if answered else (0.0, says)
+        if answered and item.type == "numeric" and not numbers_known:
+            earned, feedback = None, "Your student number is not known here: your instructor will grade this."
+        else:
+            earned, feedback = _verdict(item, answer, student) if answered else (0.0, says)
         possible[item.id] = item.points
         if earned is None:  # no verdict (the checker's budget, or its fault): a human's, never a 0
             unsettled.append(item.id)
