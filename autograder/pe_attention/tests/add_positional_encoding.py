@@ -32,6 +32,11 @@ def test_values(add_positional_encoding):
         E = _embeddings(n, d, seed)
         oracle.assert_close(oracle.call(add_positional_encoding, E), E + oracle.pe(n, d),
                             f"add_positional_encoding on a ({n}, {d}) input", partial(oracle.add_pe_variants, E), axes=AXES)
+    # whole-number embeddings as integers: the result is float64 all the same (no truncation)
+    E = np.arange(12).reshape(3, 4)
+    oracle.assert_close(oracle.call(add_positional_encoding, E), E + oracle.pe(3, 4),
+                        "add_positional_encoding on an integer (3, 4) input", partial(oracle.add_pe_variants, E.astype(float)),
+                        axes=AXES)
 
 
 @test_case(points=1, hidden=True)

@@ -38,6 +38,10 @@ def test_values(rope):
     got, changed = oracle.call_noting_changes(rope, X)
     oracle.assert_close(got, oracle.rope(X), "rope of a (6, 8) input", partial(oracle.rope_variants, X), axes=AXES)
     oracle.assert_not_changed(changed, rope, X)
+    # whole numbers as integers: turned as floats all the same (no truncation)
+    X = np.arange(8).reshape(2, 4)
+    oracle.assert_close(oracle.call(rope, X), oracle.rope(X.astype(float)), "rope of an integer (2, 4) input",
+                        partial(oracle.rope_variants, X.astype(float)), axes=AXES)
     # one process, two bases in both orders: every call must use its own base
     X = np.random.default_rng(81).normal(size=(5, 4))
     oracle.assert_close_in_turn(rope, [((X,), {"base": b}, oracle.rope(X, b), partial(oracle.rope_variants, X, b))
