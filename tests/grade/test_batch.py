@@ -647,3 +647,21 @@ def test_is_a_difference_between_workers_a_warning():
     mixed = [Isolation(1, "userns", "userns", ""), Isolation(2, "landlock", "landlock", "")]
     assert warning(same) == ""
     assert "landlock (1 worker(s))" in warning(mixed) and "offers userns" in warning(mixed)
+
+
+def test_is_each_row_of_results_json_on_a_line_of_its_own(tmp_path):
+    """results.json is written without json's slow pretty-printer, yet stays readable: can an
+    instructor find each test case (and diff two runs) by its line?"""
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "partial.py").write_text(PARTIAL)
+    run(tmp_path / "out", given)
+    text = next((tmp_path / "out" / "submissions").glob("*/results.json")).read_text()
+    data = json.loads(text)
+    one_line = []
+    for line in text.splitlines():
+        try:
+            one_line.append(json.loads(line.strip().rstrip(",")))
+        except ValueError:
+            continue
+    assert data["tests"] and all(row in one_line for row in data["tests"])

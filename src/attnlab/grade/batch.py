@@ -712,7 +712,7 @@ def _schedule(
             store / job.folder / "feedback.md",
             f"# Feedback for {' '.join(job.who.split())}\n\nNot graded yet: {why}. It will be graded again.\n",
         )
-        report.write_atomic(store / job.folder / "results.json", json.dumps(data, indent=1))
+        report.write_atomic(store / job.folder / "results.json", report.dumps(data))
         finish(job, None, {}, "; ".join(data["extra_data"]["errors"]))
 
     def retire(w: _Worker, why: str) -> None:
