@@ -2,6 +2,7 @@
 measured in the same run, so that a shared or loaded machine changes both sides alike.
 
     python benchmarks/grade_vs_otter.py [-n 40] [--bugs] [--copies 10] [--scale 500,5000] [--short]
+        [--expect-mode root]
 
 One run measures (issue 23's targets in brackets):
 
@@ -27,6 +28,12 @@ One run measures (issue 23's targets in brackets):
    with the machine's cores, the best ratio against otter that any engine could reach on this
    machine with these tests, for each.
 
+Every ``attnlab grade`` run must have graded in ``--expect-mode`` (default: the strongest this machine
+should give, ``isolation_mode.py``), as its ``run.json`` records each worker's mode; any other mode
+fails the benchmark. The small class and the class also report the CPU time of the whole process tree
+(the batch, its workers, zygotes and sandboxes: all reaped) beside the wall time, per file and as a
+ratio to the floor of 6 measured in the same run.
+
 ``--short`` is a quick look (N = 12, 3 copies, scale 50,500): its ratios are indicative only.
 The machine's core count and load average (start and end) are printed with the figures.
 """
@@ -36,6 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -48,6 +56,8 @@ from pathlib import Path
 from attnlab import build, paths
 from attnlab.grade import report
 from attnlab.grade.runner import lent_note
+
+import isolation_mode
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -71,8 +81,19 @@ def otter_scores(zip_path: Path, submission: Path, work: Path) -> tuple[dict[str
     return question_scores(results), time.perf_counter() - start
 
 
-def ours(subs: Path, out: Path, ag: Path) -> tuple[float, int]:
-    """Seconds for one ``attnlab grade`` of ``subs`` and the batch process's peak memory (KiB)."""
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+MODES: set[str] = set()  # the isolation mode of every worker of every ``ours`` run
+
+
+def ours(subs: Path, out: Path, ag: Path) -> tuple[float, int, float]:
+    """Seconds for one ``attnlab grade`` of ``subs``, the batch process's peak memory (KiB), and the
+    CPU seconds of its whole process tree (each process is reaped by its parent: its times reach
+    this process's children's)."""
+    cpu = _children_cpu()
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", GRADE, str(subs), str(out), str(ag / "tests"), str(ag / "files")],
@@ -80,7 +101,9 @@ def ours(subs: Path, out: Path, ag: Path) -> tuple[float, int]:
         capture_output=True,
         text=True,
     )
-    return time.perf_counter() - start, int(done.stdout.split()[-1])
+    wall = time.perf_counter() - start
+    MODES.update(w["mode"] for w in json.loads((out / "run.json").read_text())["workers"])
+    return wall, int(done.stdout.split()[-1]), _children_cpu() - cpu
 
 
 # the floor: every file's cells executed into a namespace of its own (an erroring cell stops only
@@ -188,6 +211,7 @@ def main() -> int:
     parser.add_argument("--copies", type=int, default=10, help="the class: the small class this many times")
     parser.add_argument("--scale", default="500,5000", help="the two class sizes of the linearity check")
     parser.add_argument("--short", action="store_true", help="a quick look: -n 12 --copies 3 --scale 50,500")
+    isolation_mode.add_option(parser)
     args = parser.parse_args()
     if args.short:
         args.n, args.copies, args.scale = 12, 3, "50,500"
@@ -218,8 +242,9 @@ def main() -> int:
             theirs[f.stem], seconds = otter_scores(zip_path, f, work)
             otter_each.append(seconds)
         otter_time = sum(otter_each)
-        runs = [ours(subs, tmp / f"ours{k}", ag)[0] for k in range(3)]
-        ours_time = statistics.median(runs)
+        measured = [ours(subs, tmp / f"ours{k}", ag) for k in range(3)]
+        runs = [m[0] for m in measured]
+        ours_time, ours_cpu = statistics.median(runs), statistics.median(m[2] for m in measured)
         disagree = sorted(
             {
                 f.stem
@@ -237,7 +262,7 @@ def main() -> int:
 
         # 2. the class
         big = copies(files, tmp / "class", args.copies)
-        class_time, _ = ours(big, tmp / "ours-class", ag)
+        class_time, _, class_cpu = ours(big, tmp / "ours-class", ag)
         class_n = len(files) * args.copies
 
         # 3. one file
@@ -268,7 +293,7 @@ def main() -> int:
             folder.mkdir()
             for i in range(n):
                 shutil.copy(cheap, folder / f"student{i:05d}.py")
-            linear[n] = ours(folder, tmp / f"ours-cheap{n}", ag)
+            linear[n] = ours(folder, tmp / f"ours-cheap{n}", ag)[:2]
             shutil.rmtree(tmp / f"ours-cheap{n}")
         per_small, per_large = (linear[n][0] / n for n in (small_n, large_n))
 
@@ -280,10 +305,12 @@ def main() -> int:
         def row(what: str, value: str, target: str) -> None:
             print(f"{what:<44} {value:<44} {target}")
 
-        print(f"load average at the end: {load()}")
+        isolation_mode.check(MODES, args.expect_mode)
+        print(f"load average at the end: {load()}; isolation mode {args.expect_mode} in every worker")
         row("small class", f"{len(files)} submissions", "")
         row("  sequential otter run", f"{otter_time:.1f} s ({per_file:.2f} s each)", "")
         row("  attnlab grade", f"{ours_time:.2f} s (median of {', '.join(f'{t:.2f}' for t in runs)})", "")
+        row("  its CPU, whole process tree", f"{ours_cpu:.2f} s ({1000 * ours_cpu / len(files):.0f} ms per file)", "")
         row("  ratio", f"{otter_time / ours_time:.1f}x", "target >= 50x")
         row(
             "  every score agrees with otter",
@@ -291,6 +318,7 @@ def main() -> int:
             "(questions graded with a lent reference aside)",
         )
         row(f"class ({args.copies} copies)", f"{class_n} submissions: {class_time:.1f} s", "")
+        row("  its CPU, whole process tree", f"{class_cpu:.1f} s ({1000 * class_cpu / class_n:.0f} ms per file)", "")
         row("  ratio (otter's time per file x count)", f"{per_file * class_n / class_time:.1f}x", "target >= 100x")
         row("one file: attnlab grade", f"{one_time:.2f} s (otter run: {otter_one:.2f} s)", "")
         row("  otter / attnlab", f"{otter_one / one_time:.1f}x", "target >= 4x")
@@ -317,6 +345,11 @@ def main() -> int:
             "  attnlab's time per file / floor",
             f"small class {ours_time / len(files) * cores / floor:.1f}, class {class_time / class_n * cores / warm:.1f}",
             "",
+        )
+        row(
+            "  attnlab's CPU per file / floor",
+            f"small class {ours_cpu / len(files) / floor:.2f}, class {class_cpu / class_n / warm:.2f}",
+            "target <= 1.6 (class)",
         )
         return 0 if not disagree else 1
     finally:

@@ -1,7 +1,7 @@
 """What starting and ending one sandbox costs in CPU, against what a bare fork of an interpreter of
 the same size costs, both measured in the same run (a loaded machine changes both alike).
 
-    python benchmarks/sandbox_cost.py [-n 100] [--rounds 3]
+    python benchmarks/sandbox_cost.py [-n 100] [--rounds 3] [--expect-mode root]
 
 A sandbox here is what grading a submission starts and ends: ``Zygote.spawn``, one request (the
 names it defines: its set-up is done by then), ``Sandbox.kill`` without waiting, as at the end of a
@@ -10,7 +10,9 @@ own and its children's times), and of this process, per sandbox; the zygote and 
 one core, as a worker and its zygote do. The baseline is an interpreter with the same imports
 (numpy and the zygote's ``PRELOAD``: a submission that imports none of the slow optional modules,
 ``preloads.py``, gets no more) that forks a child that exits at once, as often.
-Prints the median of ``--rounds`` of each and their ratio, with the machine's core count and load.
+Prints the median of ``--rounds`` of each (CPU, and wall time beside it) and their ratio, with the
+machine's core count and load; fails unless every round's zygote had ``--expect-mode`` (default: the
+strongest this machine should give, ``isolation_mode.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ import resource
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import isolation_mode
 
 ROOT = Path(__file__).resolve().parents[1]
 TICK = os.sysconf("SC_CLK_TCK")
@@ -49,8 +54,8 @@ print(used / n)
 """
 
 
-def sandbox_seconds(n: int, cpu: int) -> tuple[float, str]:
-    """CPU seconds per sandbox started, asked once and ended, and the zygote's mode."""
+def sandbox_seconds(n: int, cpu: int) -> tuple[float, float, str]:
+    """CPU and wall seconds per sandbox started, asked once and ended, and the zygote's mode."""
     sys.path.insert(0, str(ROOT / "src"))
     from attnlab.grade.session import Output, Zygote
     from attnlab.grade.worker import claim_uid, sandbox_config
@@ -74,11 +79,13 @@ def sandbox_seconds(n: int, cpu: int) -> tuple[float, str]:
         stat = open(f"/proc/{zygote.proc.pid}/stat").read().rpartition(")")[2].split()
         zygote_before = sum(int(x) for x in stat[11:15]) / TICK
         me = resource.getrusage(resource.RUSAGE_SELF)
+        start = time.perf_counter()
         for _ in range(n):
             sb = zygote.spawn(Output())
             sb.request("names", False, 20, "listing names")
             sb.kill()
         me_after = resource.getrusage(resource.RUSAGE_SELF)
+        wall = time.perf_counter() - start
     finally:
         zygote.close()
         if lock is not None:
@@ -87,7 +94,7 @@ def sandbox_seconds(n: int, cpu: int) -> tuple[float, str]:
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     used = children.ru_utime + children.ru_stime - zygote_before
     used += me_after.ru_utime + me_after.ru_stime - me.ru_utime - me.ru_stime
-    return used / n, zygote.mode
+    return used / n, wall / n, zygote.mode
 
 
 def main() -> None:
@@ -95,12 +102,13 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=100, help="sandboxes (and bare forks) per round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a round, in a process of its own
+    isolation_mode.add_option(parser)
     args = parser.parse_args()
     cpu = max(os.sched_getaffinity(0))
     if args.one:
         os.sched_setaffinity(0, {cpu})
-        seconds, mode = sandbox_seconds(args.n, cpu)
-        print(json.dumps({"seconds": seconds, "mode": mode}))
+        seconds, wall, mode = sandbox_seconds(args.n, cpu)
+        print(json.dumps({"seconds": seconds, "wall": wall, "mode": mode}))
         return
     sys.path.insert(0, str(ROOT / "src"))
     from attnlab.grade import sandbox as zygote_side
@@ -108,14 +116,15 @@ def main() -> None:
     modules = ["numpy", *zygote_side.PRELOAD]
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MPLBACKEND="Agg")
     load_before = os.getloadavg()[0]
-    sandboxes, forks, mode = [], [], ""
+    sandboxes, walls, forks, modes = [], [], [], set()
     for _ in range(args.rounds):
         out = subprocess.run(
             [sys.executable, __file__, "--one", "-n", str(args.n)], capture_output=True, text=True, check=True
         ).stdout
         result = json.loads(out.strip().splitlines()[-1])
         sandboxes.append(result["seconds"])
-        mode = result["mode"]
+        walls.append(result["wall"])
+        modes.add(result["mode"])
         out = subprocess.run(
             ["taskset", "-c", str(cpu), sys.executable, "-I", "-c", BARE_FORK, str(args.n), *modules],
             capture_output=True,
@@ -124,9 +133,13 @@ def main() -> None:
             env=env,
         ).stdout
         forks.append(float(out.strip().splitlines()[-1]))
+    isolation_mode.check(modes, args.expect_mode)
     sandbox, fork = statistics.median(sandboxes), statistics.median(forks)
-    print(f"{os.cpu_count()} cores, load {load_before:.1f} -> {os.getloadavg()[0]:.1f}; mode {mode}")
-    print(f"one sandbox started, asked once, ended: {1000 * sandbox:.1f} ms of CPU (median of {args.rounds})")
+    print(f"{os.cpu_count()} cores, load {load_before:.1f} -> {os.getloadavg()[0]:.1f}; mode {args.expect_mode}")
+    print(
+        f"one sandbox started, asked once, ended: {1000 * sandbox:.1f} ms of CPU, "
+        f"{1000 * statistics.median(walls):.1f} ms wall (medians of {args.rounds})"
+    )
     print(f"one bare fork of an interpreter as large: {1000 * fork:.2f} ms of CPU")
     print(f"ratio: {sandbox / fork:.1f} bare forks per sandbox")
 

@@ -107,6 +107,35 @@ def test_does_mutated_arguments_find_changes_in_process_and_through_a_proxy():
     assert oracle.mutated_arguments(Proxy(), np.zeros(2), np.zeros(2), mask=np.ones(2)) == [1, "mask"]
 
 
+def test_does_the_oracle_spare_the_engines_proxy_its_copies_and_copy_for_anything_else():
+    """The engine's proxy sends its arguments as plain data to the student's process, so they
+    cannot change here: copying and comparing them on every call is wasted. Does the oracle hand
+    the proxy the test's own objects, yet copies to a function that only looks like one?"""
+    from attnlab.grade.session import StudentFunction
+
+    class Seen:
+        """Keeps what it was handed; changes it in place unless it is a proxy (whose calls change
+        nothing here: the student's process reports what it changed on its side)."""
+
+        def __init__(self, claim):
+            self.copies_arguments, self.seen = claim, []
+            self.mutated_arguments = ()
+
+        def __call__(self, *args, **kwargs):
+            self.seen += [*args, *kwargs.values()]
+            if self.copies_arguments is not True:
+                for a in self.seen:
+                    a += 1
+
+    x, y = np.zeros(2), np.zeros(3)
+    proxy = Seen(StudentFunction.copies_arguments)
+    assert oracle.call_noting_changes(proxy, x, y=y) == (None, [])
+    assert proxy.seen[0] is x and proxy.seen[1] is y
+    imitation = Seen("yes")
+    assert oracle.call_noting_changes(imitation, x, y=y) == (None, [0, "y"])
+    assert imitation.seen[0] is not x and not x.any() and not y.any()
+
+
 def test_does_assert_close_name_a_variant_only_when_no_other_fits():
     expected, wrong = np.zeros(3), np.ones(3)
     with pytest.raises(AssertionError, match="looks like one:"):

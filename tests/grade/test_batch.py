@@ -21,6 +21,8 @@ from attnlab.grade import batch, main
 
 from known_outcomes import ENGINE
 from layouts import CANVAS_ROSTER, FULL, PARTIAL, canvas_download, gradescope_export
+from without_userns import WHY_NOT_WITHOUT_USERNS, can_refuse_userns
+from without_userns import WRAPPER as WITHOUT_USERNS
 
 
 def run(out, *given, **kw):
@@ -208,6 +210,7 @@ def test_can_no_name_break_the_batch_or_reach_another_file(tmp_path):
         "item_analysis.csv",
         "item_analysis.svg",
         "misconceptions.csv",
+        "run.json",
         "submissions",
     ]
     # files named by the instructor say no email or student number: Moodle's import could match none
@@ -604,3 +607,61 @@ def test_does_any_failure_while_preparing_one_submission_cost_only_that_one(tmp_
     rows = grades(tmp_path / "out")
     assert rows["dave"]["total"] == "5" and rows["dave"]["status"] == "graded"
     assert "RecursionError: planted" in rows["carol"]["problem"] and result.exit_code == batch.NEEDS_HUMAN
+
+
+@pytest.mark.skipif(not (os.geteuid() == 0 and can_refuse_userns()), reason="as root: " + WHY_NOT_WITHOUT_USERNS)
+def test_does_a_worker_that_fell_back_to_a_weaker_isolation_say_so(tmp_path, monkeypatch):
+    """As root this machine offers sandboxes with namespaces; a worker whose namespaces are refused
+    (``without_userns.py``) falls back to Landlock. Does the run record say which mode each worker
+    had, and does the summary warn?"""
+    monkeypatch.setattr(batch, "WORKER", [sys.executable, str(WITHOUT_USERNS), *batch.WORKER])
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "full.py").write_text(FULL)
+    result = run(tmp_path / "out", given, jobs=1)
+    record = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert [w["mode"] for w in record["workers"]] == ["landlock"]
+    assert record["strongest_offered"] == "root"
+    assert "landlock" in record["warning"]
+    assert "WARNING" in " ".join(batch.summary(result, [("calls", 5)]))
+    assert grades(tmp_path / "out")["full"]["total"] == "5"
+
+
+def test_does_a_run_at_full_strength_record_its_mode_without_a_warning(tmp_path):
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "full.py").write_text(FULL)
+    result = run(tmp_path / "out", given, jobs=1)
+    record = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert [w["mode"] for w in record["workers"]] == [record["strongest_offered"]]
+    assert record["warning"] is None
+    assert "WARNING" not in " ".join(batch.summary(result, [("calls", 5)]))
+
+
+def test_is_a_difference_between_workers_a_warning():
+    """Two workers whose zygotes each found their own mode the strongest on offer still differ:
+    one of them got less than the machine gives."""
+    from attnlab.grade.runrecord import Isolation, warning
+
+    same = [Isolation(1, "userns", "userns", ""), Isolation(2, "userns", "userns", "")]
+    mixed = [Isolation(1, "userns", "userns", ""), Isolation(2, "landlock", "landlock", "")]
+    assert warning(same) == ""
+    assert "landlock (1 worker(s))" in warning(mixed) and "offers userns" in warning(mixed)
+
+
+def test_is_each_row_of_results_json_on_a_line_of_its_own(tmp_path):
+    """results.json is written without json's slow pretty-printer, yet stays readable: can an
+    instructor find each test case (and diff two runs) by its line?"""
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "partial.py").write_text(PARTIAL)
+    run(tmp_path / "out", given)
+    text = next((tmp_path / "out" / "submissions").glob("*/results.json")).read_text()
+    data = json.loads(text)
+    one_line = []
+    for line in text.splitlines():
+        try:
+            one_line.append(json.loads(line.strip().rstrip(",")))
+        except ValueError:
+            continue
+    assert data["tests"] and all(row in one_line for row in data["tests"])

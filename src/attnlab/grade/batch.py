@@ -56,7 +56,7 @@ from typing import Any, Callable, Iterable, Iterator
 from .. import __version__, atomic, importpath, paths
 from ..lms import canvas, moodle
 from ..lms.identity import Student
-from . import asked, calls, report
+from . import asked, calls, report, runrecord
 from .discover import Found, Submission, discover, read_regular, reason, unreadable
 from .limits import Limits
 from .report import GRADED, NOT_GRADED, UNREADABLE
@@ -102,6 +102,7 @@ class Run:
     matching: canvas.Matching | None = None
     earlier: int = 0  # results in RESULTS/submissions from other runs' submissions
     not_written: dict[str, str] = field(default_factory=dict)  # an import file -> why it could not be filled
+    isolation_warning: str = ""  # a worker's sandboxes isolated more weakly than this machine offers
 
     def count(self, action: str) -> int:
         return sum(g.action == action for g in self.graded)
@@ -294,14 +295,18 @@ def _grade(
 
     # workers told that no work is left end meanwhile; waited for once the reports are written
     finishing: list[_Worker] = []
+    isolation: list[runrecord.Isolation] = []  # as each worker reports it
     try:
         try:
             if todo:
-                _schedule(todo, config, jobs, limits, questions, store, done, progress, tuple(early), finishing)
+                _schedule(
+                    todo, config, jobs, limits, questions, store, done, progress, tuple(early), finishing, isolation
+                )
         finally:
             rows.close(graded.values())  # sorted, and whole even when the run was interrupted
+            record = runrecord.write(out, workers=isolation, limits=limits.__dict__)
 
-        written = [out / "grades.csv", out / "found.csv"]
+        written = [out / "grades.csv", record, out / "found.csv"]
         report.write_atomic(out / "found.csv", found_csv(found, graded, folders))
         counted = [g for g in graded.values() if g.status == GRADED and g.score is not None]
         # (the assignment is the folder holding the tests: autograder/<assignment>/tests)
@@ -325,6 +330,7 @@ def _grade(
             written.append(canvas.write(out, the_roster, matching, totals, sum(p for _, p in questions)))
         written.append(store)
         run = Run(list(graded.values()), found, out, written, the_roster, matching, earlier, not_written)
+        run.isolation_warning = runrecord.warning(isolation)
         if progress:
             from rich.console import Console
 
@@ -577,6 +583,8 @@ def summary(run: Run, questions: list[tuple[str, float]]) -> list[str]:
             f"{run.earlier} earlier result folder(s) in {s(run.out / 'submissions')} belong to "
             "submissions not given this time; grades.csv lists this run's only."
         )
+    if run.isolation_warning:
+        lines.append(f"[bold red]WARNING: {s(run.isolation_warning)}[/]")
     lines.append("[bold]Wrote[/] " + ", ".join(s(p) for p in run.written))
     for name, why in run.not_written.items():
         lines.append(f"[bold]Not written[/] {s(name)}: {s(why)}")
@@ -665,9 +673,11 @@ def _schedule(
     progress: bool,
     early: tuple[_Worker, ...],
     finishing: list[_Worker],
+    isolation: list[runrecord.Isolation],
 ) -> None:
     """Grade ``todo`` with up to ``jobs`` workers (``early``: started already). A worker left with
-    nothing to do is told to end and goes into ``finishing``, for the caller to wait for."""
+    nothing to do is told to end and goes into ``finishing``, for the caller to wait for. How each
+    worker's sandboxes are isolated goes into ``isolation`` as it says so."""
     queue = deque(todo)
     sel = selectors.DefaultSelector()
     workers: list[_Worker] = []
@@ -702,7 +712,7 @@ def _schedule(
             store / job.folder / "feedback.md",
             f"# Feedback for {' '.join(job.who.split())}\n\nNot graded yet: {why}. It will be graded again.\n",
         )
-        report.write_atomic(store / job.folder / "results.json", json.dumps(data, indent=1))
+        report.write_atomic(store / job.folder / "results.json", report.dumps(data))
         finish(job, None, {}, "; ".join(data["extra_data"]["errors"]))
 
     def retire(w: _Worker, why: str) -> None:
@@ -752,7 +762,10 @@ def _schedule(
                 except ValueError:
                     retire(w, "the grading worker answered nonsense")
                     continue
-                if isinstance(msg, dict) and "ready" in msg and not w.ready:
+                if isinstance(msg, dict) and "ready" in msg:  # (again after a restart into another mode)
+                    isolation.append(runrecord.reported(msg, w.proc.pid))
+                    if w.ready:
+                        continue
                     w.ready = True
                     if progress and not warned:  # the first worker says how its sandboxes are isolated
                         warned.append(True)

@@ -127,7 +127,8 @@ WORKER_TO_ZYGOTE = (
         "first and once, as JSON (launch.Launched.allow): the sandboxes' user id and group id, and "
         "the assignment's packages and its slow optional modules (sandbox.yaml's preload); the zygote "
         "reads it once it has imported numpy",
-        "none: the zygote's ('ready', mode, what isolates its sandboxes) comes once it is ready",
+        "none: the zygote's ('ready', mode, what isolates its sandboxes, the strongest mode this "
+        "machine offers) comes once it is ready",
         "60 s socket timeout",
     ),
     Message(

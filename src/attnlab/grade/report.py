@@ -244,7 +244,7 @@ def write(out: Path, report: Report, fields: dict[str, Any] | None = None, who: 
     data["extra_data"]["status"] = GRADED
     data["extra_data"].update(fields or {})
     path = folder / "results.json"
-    write_atomic(path, json.dumps(data, indent=1))
+    write_atomic(path, dumps(data))
     return path
 
 
@@ -281,8 +281,20 @@ def stamp(results: Path, fields: dict[str, Any], who: str) -> dict[str, Any]:
         text = feedback.read_text(encoding="utf-8")
         body = text.split("\n", 1)[1] if text.startswith("# Feedback for ") else "\n" + text
         write_atomic(feedback, f"{heading(who)}\n{body}")
-    write_atomic(results, json.dumps(data, indent=1))
+    write_atomic(results, dumps(data))
     return data
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """A results.json's text: each top-level key and each test row on a line of its own, so that a
+    human finds a case by its line. Not ``indent``: that takes json's pure-Python encoder, twice the
+    CPU of this (each piece through the C one) on the class's results."""
+    lines = []
+    for key, value in data.items():
+        rows = value if key == "tests" and isinstance(value, list) and value else None
+        text = "[\n  " + ",\n  ".join(map(json.dumps, rows)) + "\n ]" if rows else json.dumps(value)
+        lines.append(f" {json.dumps(key)}: {text}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def read(path: Path) -> dict[str, Any] | None:

@@ -1140,10 +1140,16 @@ def main(config: dict) -> None:
         # before the first fork (the template's, the trial's): every sandbox shares its worker's
         # core; what came before ran on whichever core was free, beside the worker's own start
         os.sched_setaffinity(0, {config["cpu"]})
+    # the strongest mode this machine offers: the first whose trial is not refused outright (a
+    # kernel that refuses user namespaces, as stock Ubuntu 24.04 does, offers no "userns"); a
+    # weaker mode than that is a fallback, which the worker reports and the batch warns about
+    strongest = ""
     for mode in modes:
         zygote.mode = mode
         config["syscall_filter"] = _syscall_filter(mode, isolate)
-        if (mode not in NAMESPACES or zygote.prepare(mode)) and _trial(zygote, mode):
+        prepared = mode not in NAMESPACES or zygote.prepare(mode)
+        strongest = strongest or (mode if prepared or mode != "userns" else "")
+        if prepared and _trial(zygote, mode):
             break
     else:
         zygote.mode = "none"
@@ -1154,7 +1160,7 @@ def main(config: dict) -> None:
         jail.become_subreaper()
         if _own_user(config):
             jail.sweep(uid=config["uid"], reaped={})  # whatever an earlier run left behind
-    ctl.sendall(wire.encode(("ready", zygote.mode, isolation(zygote.mode, config))))
+    ctl.sendall(wire.encode(("ready", zygote.mode, isolation(zygote.mode, config), strongest or zygote.mode)))
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 4)

@@ -138,6 +138,7 @@ class Zygote:
         self.optional: tuple[str, ...] = (*preloads.OPTIONAL, *launched.preload)
         self._mode: str | None = None
         self._isolation = ""
+        self._strongest = ""
 
     @property
     def mode(self) -> str:
@@ -150,17 +151,23 @@ class Zygote:
         self.ready()
         return self._isolation
 
+    @property
+    def strongest(self) -> str:
+        """The strongest mode this machine offers: where ``mode`` is weaker, the zygote fell back."""
+        self.ready()
+        return self._strongest
+
     def ready(self) -> str:
         """Wait until the zygote is ready (once); its ``mode``."""
         if self._mode is None:
             try:
-                status, mode, isolation = self._recv()
+                status, mode, isolation, strongest = self._recv()
             except (OSError, RuntimeError, wire.WireError, ValueError) as e:
                 self.close()
                 raise RuntimeError(f"the sandbox zygote did not start ({e})") from None
             if status != "ready":
                 raise RuntimeError("the sandbox zygote did not start")
-            self._mode, self._isolation = mode, isolation
+            self._mode, self._isolation, self._strongest = mode, isolation, strongest
         return self._mode
 
     def _recv(self) -> tuple:
@@ -614,6 +621,9 @@ class StudentFunction:
     sandbox (as it was at ``snapshot``, a ``grader.check`` point, or as it is now); arguments and
     results cross as plain data, so the test's own arrays never change. ``mutated_arguments`` says
     which arguments (positions, keyword names) the latest call changed on the student's side."""
+
+    # tells the oracle (compare._fresh) that it need not copy the arguments and compare them after
+    copies_arguments = True
 
     def __init__(
         self,

@@ -130,9 +130,11 @@ def serve(config: dict) -> None:
         calls=dependencies["calls"],
         isolate=dependencies["isolate"],
     )
-    mode = zygote.mode
-    if not config.get("restarted"):  # (a worker that restarted itself is ready for the batch already)
-        replies.write(json.dumps({"ready": mode, "isolation": zygote.isolation}) + "\n")
+    ready = {"ready": zygote.mode, "strongest": zygote.strongest, "isolation": zygote.isolation}
+    # a worker that restarted itself is ready for the batch already: it speaks again only when its
+    # new zygote isolates differently, so that no fallback goes unreported
+    if config.get("reported") != ready:
+        replies.write(json.dumps(ready) + "\n")
     baseline = session.give_back_memory(since=0)
     growth = MAX_GROWTH if config.get("max_growth_mb") is None else int(config["max_growth_mb"]) << 20
     for line in sys.stdin:
@@ -152,7 +154,7 @@ def serve(config: dict) -> None:
         del graded
         if session.give_back_memory(since=baseline) > baseline + growth:
             zygote.close()
-            restart(config, replies)
+            restart(dict(config, reported=ready), replies)
     zygote.close()
     replies.close()
 

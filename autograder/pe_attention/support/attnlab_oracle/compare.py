@@ -100,6 +100,15 @@ def _copy(value):
     return value
 
 
+def _fresh(fn, value):
+    """A copy of ``value`` for ``fn`` to work on; ``value`` itself where ``fn`` is the grading
+    engine's proxy (``copies_arguments``): the call sends the arguments as plain data to the
+    student's process and cannot change them here, and what it changed there comes back in
+    ``fn.mutated_arguments``. (Copying, then comparing each argument with its copy, was some of
+    the worker's CPU on every call.)"""
+    return value if getattr(fn, "copies_arguments", False) is True else _copy(value)
+
+
 def _from_engine(e):
     return any(c.__name__ in _ENGINE for c in type(e).__mro__) and not getattr(e, "from_student", False)
 
@@ -193,13 +202,13 @@ def _explained(raised, e, fn):
 
 def call(fn, *args, **kwargs):
     """``fn(*args, **kwargs)`` on copies of the arguments; an exception names the call."""
-    args, kwargs = _copy(args), _copy(kwargs)
+    args, kwargs = _fresh(fn, args), _fresh(fn, kwargs)
     return _invoke(lambda: show_call(fn, args, kwargs), fn, args, kwargs)
 
 
 def call_as(shown, fn, *args, **kwargs):
     """``call`` with the call described by ``shown`` (for arguments a shape does not describe)."""
-    return _invoke(shown, fn, _copy(args), _copy(kwargs))
+    return _invoke(shown, fn, _fresh(fn, args), _fresh(fn, kwargs))
 
 
 ASSERT_LABEL = "an assert instead of raising ValueError"
@@ -212,11 +221,11 @@ def assert_raises(kind, fn, *args, why, returned=None, mistake=None, accepts=Non
     of a call the contract allows, made first, which must not raise: a function that raises whatever
     it is given (a stub) has rejected nothing."""
     if accepts is not None:
-        accepted = _copy(tuple(accepts))
+        accepted = _fresh(fn, tuple(accepts))
         _invoke(lambda: f"{show_call(fn, accepted, {})}, a call it must accept,", fn, accepted, {})
     shown = show_call(fn, args, kwargs)
     try:
-        fn(*_copy(args), **_copy(kwargs))
+        fn(*_fresh(fn, args), **_fresh(fn, kwargs))
     except kind:
         return
     except Exception as e:  # the wrong kind of error is this check's failure
@@ -234,7 +243,7 @@ def assert_raises(kind, fn, *args, why, returned=None, mistake=None, accepts=Non
 def raised_by(fn, *args, **kwargs):
     """The type of the exception ``fn(*args, **kwargs)`` raises (on copies), or None when it returns."""
     try:
-        fn(*_copy(args), **_copy(kwargs))
+        fn(*_fresh(fn, args), **_fresh(fn, kwargs))
     except Exception as e:  # what it raised is the answer
         if _from_engine(e):
             raise
@@ -246,7 +255,7 @@ def call_refused(refusals, fn, *args, **kwargs):
     """``call`` for inputs the contract accepts, naming the mistake when ``fn`` raises one of
     ``refusals``' exception types: a map from the type to (mistake, what to do), or a function from
     the exception to (mistake, what to do) or None (e.g. a family's ``*_raising``)."""
-    args, kwargs = _copy(args), _copy(kwargs)
+    args, kwargs = _fresh(fn, args), _fresh(fn, kwargs)
     return _invoke(lambda: show_call(fn, args, kwargs), fn, args, kwargs, refusals)
 
 
@@ -277,7 +286,7 @@ def call_noting_changes(fn, *args, **kwargs):
 
 def call_as_noting_changes(shown, fn, *args, **kwargs):
     """``call_noting_changes`` with the call described by ``shown`` when it raises (``call_as``)."""
-    copies, kw_copies = _copy(args), _copy(kwargs)
+    copies, kw_copies = _fresh(fn, args), _fresh(fn, kwargs)
     result = _invoke(shown if shown is not None else lambda: show_call(fn, copies, kw_copies), fn, copies, kw_copies)
     return result, _changed(fn, args, kwargs, copies, kw_copies)
 
@@ -293,8 +302,9 @@ def _changed(fn, args, kwargs, copies, kw_copies):
             if (isinstance(k, int) and not isinstance(k, bool) and 0 <= k < len(args))
             or (isinstance(k, str) and k in kwargs)
         }
-    changed |= {i for i, (a, c) in enumerate(zip(args, copies)) if not _same(a, c)}
-    changed |= {k for k in kwargs if not _same(kwargs[k], kw_copies[k])}
+    if getattr(fn, "copies_arguments", False) is not True:  # (a proxy's report is the whole answer)
+        changed |= {i for i, (a, c) in enumerate(zip(args, copies)) if not _same(a, c)}
+        changed |= {k for k in kwargs if not _same(kwargs[k], kw_copies[k])}
     return sorted(k for k in changed if isinstance(k, int)) + sorted(k for k in changed if isinstance(k, str))
 
 
