@@ -167,7 +167,7 @@ def test_a_20_mb_notebook_is_graded_within_ten_times_its_size_in_memory(tmp_path
 
     nb = tmp_path / "s1.ipynb"
     cells = [
-        {"cell_type": "code", "metadata": {}, "source": 'pe_dim0 = "sin(pos)"', "outputs": [], "execution_count": None},
+        {"cell_type": "code", "metadata": {}, "source": 'wavelength = "2*pi*10000^(2*i/d_model)"', "outputs": [], "execution_count": None},
         {"cell_type": "code", "metadata": {}, "source": "", "outputs": [], "execution_count": None},
     ]
     cells[1]["source"] = "(1)+" * ((answers.MAX_BYTES - 1000) // 4) + "1"
@@ -190,4 +190,4 @@ def test_a_20_mb_notebook_is_graded_within_ten_times_its_size_in_memory(tmp_path
 
     with open(tmp_path / "out" / "quiz_grades.csv", newline="") as f:
         (row,) = list(csv.DictReader(f))
-    assert row["pe-dim0"] == "1"
+    assert row["wavelength"] == "1"  # (a graded item: practice ones score nothing)
