@@ -167,7 +167,13 @@ def test_a_20_mb_notebook_is_graded_within_ten_times_its_size_in_memory(tmp_path
 
     nb = tmp_path / "s1.ipynb"
     cells = [
-        {"cell_type": "code", "metadata": {}, "source": 'wavelength = "2*pi*10000^(2*i/d_model)"', "outputs": [], "execution_count": None},
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "source": 'wavelength = "2*pi*10000^(2*i/d_model)"',
+            "outputs": [],
+            "execution_count": None,
+        },
         {"cell_type": "code", "metadata": {}, "source": "", "outputs": [], "execution_count": None},
     ]
     cells[1]["source"] = "(1)+" * ((answers.MAX_BYTES - 1000) // 4) + "1"
