@@ -41,7 +41,10 @@ def student_id(root: Path) -> tuple[str | None, str]:
     """The submitter's student number from Gradescope's ``submission_metadata.json`` (the roster's
     Student ID: the one id the quiz documents), and where it came from; (None, why) when there is
     none (an email is no student number: the numbers it would seed are not the student's)."""
-    user = _submitter(root)
+    return _student_number(_submitter(root))
+
+
+def _student_number(user: Any) -> tuple[str | None, str]:
     if user is None:
         return None, " (no student in Gradescope's submission metadata)"
     value = str(user.get("sid") or "").strip() if isinstance(user, dict) else ""
@@ -62,11 +65,12 @@ def main(*, root: Path = Path("/autograder")) -> dict:
     """Grade the submission under ``root`` and write ``root/results/results.json`` atomically."""
     root = Path(root)
     try:
-        student, whose = student_id(root)
+        user = _submitter(root)
+        student, whose = _student_number(user)
         submission = find_submission(root / "submission", expected="the quiz notebook")
         # a submitter without a Student ID: their numbers are unknown (no metadata at all: a run
         # outside Gradescope, graded with the notes' numbers)
-        known = student is not None or _submitter(root) is None
+        known = student is not None or user is None
         results = grade(submission=submission, student=student, whose=whose, numbers_known=known)
     except ValueError as err:
         results = _nothing_graded(f"Nothing was graded: {err}.")
