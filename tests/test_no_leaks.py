@@ -186,9 +186,8 @@ def student_build(course_dir: Path, out: Path) -> Path:
 def received(dist, graded_by_default):
     """{where: text} for everything students receive, grading feedback included: that of every
     sample (the untouched stub too) and of one that tries to print every test file, read from the
-    session's grading with the default options. The one-bug submissions graded there too are left
-    out: their feedback names blocks as ``[[cos, -sin], [sin, cos]]``, prose that ARRAY_DUMP would
-    take for an array."""
+    session's grading with the default options (the one-bug submissions graded there too are not
+    read)."""
     graded = {p.stem for p in samples.bundled()} | {"untouched_stub_score_zero", "a_reads_tests"}
     texts = received_from(dist)
     for path in paths.release_dir().rglob("*"):
