@@ -22,6 +22,8 @@ from pathlib import Path
 
 import yaml
 
+from attnlab.grade.report import folder_name
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -88,7 +90,8 @@ def write_review(*, fixtures: Path, results: Path, out: Path) -> Path:
     uncaught: list[str] = []
     mistaken = 0
     for name, entry in manifest.items():
-        path = results / "submissions" / name / "results.json"
+        # the grader names the folder as it names any student (a hashed slug where the name has capitals)
+        path = results / "submissions" / folder_name(name) / "results.json"
         graded = read_results(path=path) if path.exists() else None
         lines, flags = section(name=name, entry=entry, graded=graded)
         body += lines
