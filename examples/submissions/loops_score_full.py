@@ -59,19 +59,17 @@ def causal_mask(n):
 
 
 def _attend_2d(Q, K, V, mask):
-    """One (n, d_k) x (m, d_k) x (m, d_v) attention with plain loops; mask uses -1e9."""
+    """One (n, d_k) x (m, d_k) x (m, d_v) attention with plain loops; a blocked key gets weight 0."""
     n, m, d_k = len(Q), len(K), len(Q[0])
     weights, output = [], []
     for i in range(n):
         scores = []
         for j in range(m):
             s = sum(Q[i][t] * K[j][t] for t in range(d_k)) / math.sqrt(d_k)
-            if mask is not None and not mask[i][j]:
-                s = -1e9
-            scores.append(s)
-        top = max(scores)
-        exps = [math.exp(s - top) for s in scores]
-        total = sum(exps)
+            scores.append(None if mask is not None and not mask[i][j] else s)
+        top = max((s for s in scores if s is not None), default=0.0)
+        exps = [0.0 if s is None else math.exp(s - top) for s in scores]
+        total = sum(exps) or 1.0  # a query that may attend to no key keeps weight 0 everywhere
         w = [e / total for e in exps]
         weights.append(w)
         output.append([sum(w[j] * V[j][c] for j in range(m)) for c in range(len(V[0]))])

@@ -205,7 +205,8 @@ def softmax(x, axis=-1):
 #
 # `mask`, if given, is a boolean array of shape `(n, m)`: `True` where query `i` **may** attend to
 # key `j` (the PyTorch convention). A masked entry's score becomes $-\infty$ *before* the softmax,
-# so it gets weight exactly 0 and the other weights still sum to 1.
+# so it gets weight exactly 0 and the other weights still sum to 1. A query whose mask row is all
+# `False` may attend to no key: no key may take any of its weight (the reference gives a row of 0).
 #
 # Return `(output, weights)`. Any leading axes (a batch, attention heads) broadcast:
 # `Q` of shape `(..., n, d_k)`, `K` `(..., m, d_k)`, `V` `(..., m, d_v)`, `mask` `(..., n, m)`.

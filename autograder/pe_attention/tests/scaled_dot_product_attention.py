@@ -117,6 +117,21 @@ def test_mask(scaled_dot_product_attention):
         oracle.assert_unchanged(scaled_dot_product_attention, Q, K, V, mask=mask)
     Q, K, V = _qkv(5, 5, 3, 3, 25)
     _check(scaled_dot_product_attention, Q, K, V, oracle.causal_mask(5), "attention with a (5, 5) causal mask")
+    # a query the mask lets attend to no key: no key may take any of its weight. Its row is 0; nan (a
+    # softmax dividing 0 by 0) or an error for this degenerate query is let pass, as the stubs leave it open
+    Q, K, V = _qkv(4, 5, 3, 2, 30)
+    mask = _mask(4, 5, 30)
+    mask[2] = False
+    what = "attention with a (4, 5) mask whose row 2 is all False"
+    try:
+        result = oracle.call(scaled_dot_product_attention, Q, K, V, mask=mask)
+    except AssertionError:  # the student's code raised (the engine's own errors are not AssertionErrors)
+        result = None
+    weights = None if result is None else _pair(result, what)[1]
+    if weights is not None and weights.shape == (4, 5):
+        row = weights[2]
+        assert np.all((row == 0.0) | np.isnan(row)), (
+            f"in {what}, query 2 may attend to no key, so every weight in its row must be 0; got {_got(row)}")
 
 
 @test_case(points=1, hidden=True)
