@@ -85,6 +85,9 @@ def test_given_permutations(is_permutation_equivariant):
     _expect(is_permutation_equivariant, oracle.probes.attention_probes()["self-attention"], X, True, perms=cycles)
     _expect(is_permutation_equivariant, oracle.probes.row_probes(5)["offsets 0,0,1,.."], X, False,
             perms=[[1, 0, 2, 3, 4], [0, 1, 3, 2, 4]])
+    # only the permutations given count: rows 0 and 1 get the same offset, so swapping them is fine
+    _expect(is_permutation_equivariant, oracle.probes.row_probes(5)["offsets 0,0,1,.."], X, True,
+            perms=[[1, 0, 2, 3, 4]])
 
 
 @test_case(points=1, hidden=True)

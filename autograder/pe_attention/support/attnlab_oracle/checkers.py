@@ -48,7 +48,8 @@ def _given(perms, kwargs):
 
 
 def _shown(kind, probe, X, given):
-    extra = "".join(f", {k}={', '.join(str(tuple(p)) for p in v) if k == 'perms' else v}" for k, v in given.items())
+    # perms as the student passes it, a list of index lists (a bare tuple would read as a single permutation)
+    extra = "".join(f", {k}={v}" for k, v in given.items())
     return f"is_permutation_{kind}(f=<{probe.what}>, X=<a {X.shape} array>{extra})"
 
 
