@@ -326,3 +326,54 @@ def test_is_an_error_raised_on_every_input_not_blamed_on_one_inputs_special_case
     assert "raised ValueError" in first
     second = _failure(lambda: oracle.call_refused(odd, table, 4, 7))
     assert "odd d_model not handled" not in second and "raised ValueError" in second, second
+
+
+# ---- D: a known mistake is named only when the student's function gives its results on other inputs too
+
+
+def alibi_bias(n, num_heads):
+    """Slopes 2**(-(8 // num_heads) (h+1)): on 3 heads what "divided by num_heads + 1" gives, on 5 or 6 not."""
+    h = np.arange(num_heads)
+    distance = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
+    return -(2.0 ** (-(8 // num_heads) * (h + 1.0)))[:, None, None] * distance[None]
+
+
+def test_is_a_mistake_that_agrees_on_the_tested_head_count_only_left_unnamed(test_files, reference_env):
+    tf = [t for t in test_files if t.name == "alibi_bias"]
+    _, _, failures = grade_env({**reference_env, "alibi_bias": alibi_bias}, tf)["alibi_bias"]
+    assert failures and not any("looks like" in f for f in failures), failures
+
+
+def test_is_a_mistake_that_agrees_on_the_failing_case_but_not_elsewhere_left_unnamed():
+    """The same rule for any family: the version of "slopes divided by num_heads + 1" matches the
+    student's result on alibi_bias(4, 3), and the student's function is asked on other head counts
+    before the name is given."""
+    fn = lambda n, num_heads: alibi_bias(n, num_heads)  # noqa: E731 - a fresh submission
+    fn.__name__ = "alibi_bias"
+    text = _failure(
+        lambda: oracle.assert_close(
+            oracle.call(fn, 4, 3), oracle.alibi_bias(4, 3), "alibi_bias(4, 3)", oracle.alibi_variants(4, 3)
+        )
+    )
+    assert "num_heads + 1" not in text and "looks like" not in text, text
+
+
+def test_is_a_mistake_that_holds_on_every_other_input_still_named():
+    build, mistake = mistakes.mistake_of("alibi_bias", "slopes divided by num_heads + 1")
+    fn = lambda n, num_heads: build(n, num_heads, **mistake.knobs)  # noqa: E731
+    fn.__name__ = "alibi_bias"
+    text = _failure(
+        lambda: oracle.assert_close(
+            oracle.call(fn, 4, 3), oracle.alibi_bias(4, 3), "alibi_bias(4, 3)", oracle.alibi_variants(4, 3)
+        )
+    )
+    assert "looks like slopes divided by num_heads + 1:" in text, text
+
+
+@pytest.mark.parametrize("name", sorted(mistakes.FAMILIES))
+def test_does_every_family_have_other_inputs_its_right_version_accepts(name):
+    build, _ = mistakes.FAMILIES[name]
+    inputs = mistakes.ELSEWHERE[name]()
+    assert len(inputs) >= 3
+    for args, kwargs in inputs:
+        build(*args, **kwargs)
