@@ -136,6 +136,7 @@ class _Seen:
             self.ref = lambda fn=fn: fn
         self.calls = []  # (shown, shapes, kind) of every call, oldest first
         self.refuted = set()
+        self.explained = set()  # mistakes whose advice a message of this function has given
         self.elsewhere = {}  # (mistake, kind of input) -> whether the function gives its version's results there
         self.raised = set()  # (type, message without its numbers) of every error a call raised
 
@@ -193,7 +194,7 @@ def _invoke(shown, fn, args, kwargs, refusals=None):
             found = refusals(e)
             named = []
             if found and found[0] not in seen.refuted and holds_elsewhere(seen, found[0]):
-                named = [f" (looks like {found[0]}: {found[1]})"]
+                named = [f" (looks like {found[0]}: {advice(*found)})"]
         elif said in seen.raised:
             named = []  # raised as well where this input's special case (an odd width, say) is absent
         else:
@@ -440,7 +441,8 @@ _STRUCTURAL = {
         "look for a sign in the wrong place",
     ),
 }
-# a relation this long is left out where a mistake is named, to keep the message short
+# a relation this long is left out where a mistake is named, to keep the message short, and so is
+# the fallback count of wrong entries (kind ""), which the name says more precisely
 _SHORT = 160
 
 
@@ -478,8 +480,12 @@ def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL, *, ax
         found = dict([_STRUCTURAL[relation.kind]])
     if len(found) == 1:
         ((name, why),) = found.items()
-        said = f" {relation.text}:" if len(relation.text) <= _SHORT or relation.kind in _STRUCTURAL else ""
-        raise AssertionError(f"{what}{said} looks like {name}: {why}")
+        said = (
+            f" {relation.text}:"
+            if (relation.kind and len(relation.text) <= _SHORT) or relation.kind in _STRUCTURAL
+            else ""
+        )
+        raise AssertionError(f"{what}{said} looks like {name}: {advice(name, why)}")
     several = f" (it matches several known mistakes at once: {'; '.join(found)})" if found else ""
     raise AssertionError(f"{what} {relation.text}{several}")
 
@@ -499,6 +505,18 @@ def _explaining(found, checked, got, sums_to_one):
         seen.refuted |= {n for n in found if not holds_elsewhere(seen, n)}
         found = {n: w for n, w in found.items() if n not in seen.refuted}
     return found
+
+
+def advice(name, why):
+    """What to do about the mistake ``name``: ``why`` the first time a message of the function
+    called last names it, "as above" after that (the feedback shows a function's rows in order, and
+    the same advice on each of them only makes them long)."""
+    seen = _LAST[0]
+    if seen is None or name not in seen.explained:
+        if seen is not None:
+            seen.explained.add(name)
+        return why
+    return "as above"
 
 
 def holds_elsewhere(seen, label):

@@ -74,8 +74,8 @@ def question(kind, probe, X, perms, kwargs):
     where = "in perms" if perms is not None else "of the rows"
     if worst is None:
         text = (
-            f"for every permutation {where}, f(P X) and {wanted} differ by at most {largest:.1g}, on outputs of "
-            f"shape {fX.shape} up to {size:.2g} in size"
+            f"f(P X) and {wanted} differ by at most {largest:.1g} for every permutation {where} (outputs up to "
+            f"{size:.2g})"
         )
         if largest > atol:
             text += f" (more than atol={atol:g}, but within the round-off of numbers this large: atol + rtol*|b|)"
@@ -88,7 +88,8 @@ def question(kind, probe, X, perms, kwargs):
         return f"under {which} f(P X) has shape {got_shape} and {wanted} has shape {want_shape}"
     # how many entries differ, where few do: a rule that lets most entries pass answers wrongly here
     few = f" at {apart} of {fX.size} entries" if apart * 10 < fX.size else ""
-    return (
-        f"under {which} f(P X) differs from {wanted}{few} by up to {gap:.2g} (outputs up to {size:.2g} in size, "
-        f"atol={atol:g})"
-    )
+    text = f"under {which} f(P X) differs from {wanted}{few} by up to {gap:.2g}"
+    # the sizes say what a tolerance must absorb, where the difference is small enough for one to matter
+    if gap <= 1e-2 * max(1.0, size):
+        text += f" (outputs up to {size:.2g}, atol={atol:g})"
+    return text

@@ -410,7 +410,7 @@ def _row_probes(n):
         ),
         "first two summed": Probe("X[0] + X[1] followed by the other rows", sum_first_two, False, False),
         "first row scaled": Probe(
-            "scaling the first row by 1.3 (a 30% change, far beyond round-off)",
+            "scaling the first row by 1.3",
             functools.partial(scale_first_row, factor=1.3),
             False,
             False,
@@ -446,14 +446,13 @@ def _row_probes(n):
             False,
         ),
         "rows through largest": Probe(
-            "the rows up to the one with the largest first entry (its shape changes when the rows move)",
+            "the rows up to the one with the largest first entry",
             rows_through_largest,
             False,
             False,
         ),
         "total through largest": Probe(
-            "the total of X once per row up to the one with the largest first entry (equal for every order "
-            "that keeps its shape, but its shape changes when the rows move)",
+            "the total of X, once per row up to the one with the largest first entry",
             total_through_largest,
             False,
             False,
