@@ -311,7 +311,10 @@ def test_is_a_checker_that_permutes_x_in_place_told_it_changed_its_input(kind, t
     _, _, failures = grade_env({**reference_env, f"is_permutation_{kind}": checker}, tf)[f"is_permutation_{kind}"]
     # a wrong answer given while it reordered the caller's X says so, as any function that changes
     # its input is told (not only the case that checks inputs after a right answer)
-    assert any(re.search(r"returned (True|False), expected (True|False), and changed its input X in place", f) for f in failures), failures
+    assert any(
+        re.search(r"returned (True|False), expected (True|False), and changed its input X in place", f)
+        for f in failures
+    ), failures
 
 
 def test_is_an_error_raised_on_every_input_not_blamed_on_one_inputs_special_case():
