@@ -380,3 +380,13 @@ def test_does_every_family_have_other_inputs_its_right_version_accepts(name):
     assert len(inputs) >= 3
     for args, kwargs in inputs:
         build(*args, **kwargs)
+
+
+def test_is_a_wrong_result_in_an_integer_array_said_to_be_one():
+    """np.empty_like of an integer E holds E + PE truncated: the dtype is the fact to say."""
+    E = np.arange(12).reshape(3, 4)
+    right = E + oracle.pe(3, 4)
+    text = _failure(lambda: oracle.assert_close(right.astype(E.dtype), right, "add_positional_encoding"))
+    assert "int64 array, where float64 is promised" in text, text
+    # a float result that is wrong says nothing of the dtype
+    assert "promised" not in _failure(lambda: oracle.assert_close(right + 1.0, right, "add_positional_encoding"))

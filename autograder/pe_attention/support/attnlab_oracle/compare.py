@@ -487,7 +487,16 @@ def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL, *, ax
         )
         raise AssertionError(f"{what}{said} looks like {name}: {advice(name, why)}")
     several = f" (it matches several known mistakes at once: {'; '.join(found)})" if found else ""
-    raise AssertionError(f"{what} {relation.text}{several}")
+    raise AssertionError(f"{what} {relation.text}{several}{_whole_numbers(value, promised)}")
+
+
+def _whole_numbers(value, promised):
+    """A wrong result held in an integer array where float64 is promised: certain from the result
+    itself, and where its fractions went."""
+    kind = getattr(getattr(value, "dtype", None), "kind", "f")
+    if promised != np.float64 or kind not in ("i", "u"):
+        return ""
+    return f"; it is an {defuse(str(value.dtype))} array, where float64 is promised: its entries have no fractions"
 
 
 def _explaining(found, checked, got, sums_to_one):
