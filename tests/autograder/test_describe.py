@@ -108,6 +108,18 @@ def test_are_rows_scaled_each_by_their_own_factor_said_so():
     assert relation.kind == "proportional" and "each row is the right row times a factor" in relation.text
 
 
+def test_are_heads_scaled_each_by_their_own_factor_said_so_before_the_zeros_they_share():
+    """A bias whose every head has the wrong slope is 0 on the diagonal like the right one: the
+    factors per head say more than "right on the diagonal"."""
+    distance = np.abs(np.subtract.outer(np.arange(4), np.arange(4)))
+    right = -(2.0 ** -np.arange(1.0, 4.0))[:, None, None] * distance
+    got = right * np.array([1.5, 2.0, 4.0])[:, None, None]
+    relation = difference(got, right, axes=("head", "query", "key"))
+    assert "each head is the right one times a factor of its own (1.5, 2, 4 for heads 0 to 2)" in relation.text
+    # one factor for every head is a constant factor, said as such
+    assert difference(2.0 * right, right, axes=("head", "query", "key")).kind == "factor"
+
+
 def test_are_non_finite_values_located():
     got = RIGHT.copy()
     got[[0, 2]] = np.nan

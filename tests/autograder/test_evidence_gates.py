@@ -311,7 +311,10 @@ def test_is_a_checker_that_permutes_x_in_place_told_it_changed_its_input(kind, t
     _, _, failures = grade_env({**reference_env, f"is_permutation_{kind}": checker}, tf)[f"is_permutation_{kind}"]
     # a wrong answer given while it reordered the caller's X says so, as any function that changes
     # its input is told (not only the case that checks inputs after a right answer)
-    assert any(re.search(r"returned (True|False) and changed its input X in place", f) for f in failures), failures
+    assert any(
+        re.search(r"returned (True|False), expected (True|False), and changed its input X in place", f)
+        for f in failures
+    ), failures
 
 
 def test_is_an_error_raised_on_every_input_not_blamed_on_one_inputs_special_case():
@@ -326,3 +329,64 @@ def test_is_an_error_raised_on_every_input_not_blamed_on_one_inputs_special_case
     assert "raised ValueError" in first
     second = _failure(lambda: oracle.call_refused(odd, table, 4, 7))
     assert "odd d_model not handled" not in second and "raised ValueError" in second, second
+
+
+# ---- D: a known mistake is named only when the student's function gives its results on other inputs too
+
+
+def alibi_bias(n, num_heads):
+    """Slopes 2**(-(8 // num_heads) (h+1)): on 3 heads what "divided by num_heads + 1" gives, on 5 or 6 not."""
+    h = np.arange(num_heads)
+    distance = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
+    return -(2.0 ** (-(8 // num_heads) * (h + 1.0)))[:, None, None] * distance[None]
+
+
+def test_is_a_mistake_that_agrees_on_the_tested_head_count_only_left_unnamed(test_files, reference_env):
+    tf = [t for t in test_files if t.name == "alibi_bias"]
+    _, _, failures = grade_env({**reference_env, "alibi_bias": alibi_bias}, tf)["alibi_bias"]
+    assert failures and not any("looks like" in f for f in failures), failures
+
+
+def test_is_a_mistake_that_agrees_on_the_failing_case_but_not_elsewhere_left_unnamed():
+    """The same rule for any family: the version of "slopes divided by num_heads + 1" matches the
+    student's result on alibi_bias(4, 3), and the student's function is asked on other head counts
+    before the name is given."""
+    fn = lambda n, num_heads: alibi_bias(n, num_heads)  # noqa: E731 - a fresh submission
+    fn.__name__ = "alibi_bias"
+    text = _failure(
+        lambda: oracle.assert_close(
+            oracle.call(fn, 4, 3), oracle.alibi_bias(4, 3), "alibi_bias(4, 3)", oracle.alibi_variants(4, 3)
+        )
+    )
+    assert "num_heads + 1" not in text and "looks like" not in text, text
+
+
+def test_is_a_mistake_that_holds_on_every_other_input_still_named():
+    build, mistake = mistakes.mistake_of("alibi_bias", "slopes divided by num_heads + 1")
+    fn = lambda n, num_heads: build(n, num_heads, **mistake.knobs)  # noqa: E731
+    fn.__name__ = "alibi_bias"
+    text = _failure(
+        lambda: oracle.assert_close(
+            oracle.call(fn, 4, 3), oracle.alibi_bias(4, 3), "alibi_bias(4, 3)", oracle.alibi_variants(4, 3)
+        )
+    )
+    assert "looks like slopes divided by num_heads + 1:" in text, text
+
+
+@pytest.mark.parametrize("name", sorted(mistakes.FAMILIES))
+def test_does_every_family_have_other_inputs_its_right_version_accepts(name):
+    build, _ = mistakes.FAMILIES[name]
+    inputs = mistakes.ELSEWHERE[name]()
+    assert len(inputs) >= 3
+    for args, kwargs in inputs:
+        build(*args, **kwargs)
+
+
+def test_is_a_wrong_result_in_an_integer_array_said_to_be_one():
+    """np.empty_like of an integer E holds E + PE truncated: the dtype is the fact to say."""
+    E = np.arange(12).reshape(3, 4)
+    right = E + oracle.pe(3, 4)
+    text = _failure(lambda: oracle.assert_close(right.astype(E.dtype), right, "add_positional_encoding"))
+    assert "int64 array, where float64 is promised" in text, text
+    # a float result that is wrong says nothing of the dtype
+    assert "promised" not in _failure(lambda: oracle.assert_close(right + 1.0, right, "add_positional_encoding"))

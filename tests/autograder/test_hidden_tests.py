@@ -1,5 +1,7 @@
 """The hand-written test files, driven by pytest the way otter drives them."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -95,6 +97,75 @@ def test_does_mutating_the_input_lose_points(test_files, reference_env):
         test_files, {"add_positional_encoding": add_positional_encoding}, "add_positional_encoding"
     )
     assert score < possible and any("changed its input" in m for m in messages)
+
+
+def _checker(kind, compare):
+    """A permutation checker of ``kind`` that tries every permutation and answers by ``compare``."""
+    import itertools
+
+    def checker(f, X, perms=None, atol=1e-8):
+        X = np.asarray(X, dtype=np.float64)
+        fX = np.asarray(f(X.copy()), dtype=np.float64)
+        for p in itertools.permutations(range(len(X))) if perms is None else perms:
+            p = np.asarray(p)
+            out, want = np.asarray(f(X[p]), dtype=np.float64), fX if kind == "invariant" else fX[p]
+            if out.shape != want.shape or not compare(out, want, atol):
+                return False
+        return True
+
+    checker.__name__ = f"is_permutation_{kind}"
+    return checker
+
+
+@pytest.mark.parametrize("kind", ["equivariant", "invariant"])
+def test_does_a_checker_that_lets_most_entries_pass_lose_points(test_files, kind):
+    """Every entry must be close: a rule that passes when 99% of them are is caught on outputs wide
+    enough that one wrong entry is fewer than 1%."""
+    mostly = _checker(kind, lambda a, b, atol: np.isclose(a, b, atol=atol, rtol=1e-9).mean() > 0.99)
+    score, possible, messages = _score(test_files, {mostly.__name__: mostly}, mostly.__name__)
+    assert score < possible, messages
+    assert any(re.search(r"at [12] of (500|2500) entries", m) for m in messages), messages
+
+
+def test_does_an_invariance_checker_that_refuses_another_width_lose_points(test_files):
+    """f may change the width of the rows (SPEC): an invariant f with outputs narrower than X is
+    invariant."""
+    same_width = _checker("invariant", lambda a, b, atol: np.allclose(a, b, atol=atol, rtol=1e-9))
+
+    def is_permutation_invariant(f, X, perms=None, atol=1e-8):
+        fX = np.asarray(f(np.array(X, dtype=np.float64)))
+        return (fX.ndim == 0 or fX.shape[-1] == np.shape(X)[-1]) and same_width(f, X, perms, atol)
+
+    score, possible, messages = _score(
+        test_files, {"is_permutation_invariant": is_permutation_invariant}, "is_permutation_invariant"
+    )
+    assert score < possible, messages
+    assert any("width 3" in m for m in messages), messages
+
+
+def test_is_a_checkers_wrong_answer_said_briefly_with_its_advice_once(test_files):
+    """The case, the answer expected and given, one fact and the mistake: a few hundred characters
+    at most, and the same advice not repeated on every row."""
+    exact = _checker("invariant", lambda a, b, atol: np.array_equal(a, b))
+    _, _, messages = _score(test_files, {exact.__name__: exact}, exact.__name__)
+    named = [m for m in messages if "looks like exact equality:" in m]
+    assert len(named) >= 2, messages
+    assert all(len(m) <= 300 for m in messages), [len(m) for m in messages]
+    assert "np.allclose" in named[0] and all(m.endswith("looks like exact equality: as above") for m in named[1:])
+
+
+def test_is_a_named_mistakes_advice_given_once_per_function(test_files, reference_env):
+    from attnlab_oracle import mistakes
+
+    build, mistake = mistakes.mistake_of("self_attention", "K computed with W_Q")
+
+    def self_attention(X, W_Q, W_K, W_V, mask=None):
+        return build(X, W_Q, W_K, W_V, mask, **mistake.knobs)
+
+    _, _, messages = _score(test_files, {**reference_env, "self_attention": self_attention}, "self_attention")
+    named = [m for m in messages if "looks like K computed with W_Q:" in m]
+    assert len(named) >= 2, messages
+    assert sum(mistake.why in m for m in named) == 1 and named[0].endswith(mistake.why), named
 
 
 # the functions whose tests check, with the call whose result they check, that it left an input alone

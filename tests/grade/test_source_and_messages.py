@@ -143,3 +143,17 @@ def test_does_a_relayed_error_name_the_submissions_line():
     assert text.endswith("(4,5). It raised at your line 7: return e / e.sum()"), text
     error.student_line = (3, 2, "")  # type: ignore[attr-defined]
     assert messages.failure_message(error, []).endswith("It raised at your code cell 3, line 2")
+
+
+def test_does_a_public_tests_relayed_numpy_error_read_as_a_plain_sentence():
+    """A public test calls the student's function directly: the error it relays says what the code
+    was doing, with numpy's sizes, not numpy's own words."""
+    try:
+        np.ones((3, 4)) @ np.ones((6, 2))
+    except ValueError as e:
+        error = e
+    error.from_student = True  # type: ignore[attr-defined]
+    error.student_call = "multi_head_attention(X=array of shape (3, 4))"  # type: ignore[attr-defined]
+    text = messages.failure_message(error, [])
+    assert "gufunc" not in text and "core dimension" not in text, text
+    assert "inner sizes differ (4 columns on the left, 6 rows on the right)" in text, text

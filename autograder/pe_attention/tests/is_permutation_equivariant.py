@@ -104,6 +104,9 @@ def test_round_off_and_atol(is_permutation_equivariant):
     _expect(is_permutation_equivariant, rows["small offsets"], wide, True, perms=perms, atol=1e-2)
     large = 1e10 * np.random.default_rng(52).normal(size=(5, 40))
     _expect(is_permutation_equivariant, rows["mean"], large, True, perms=perms)
+    # every entry counts: one output entry in 2500 does not move with its row
+    wider = np.random.default_rng(53).normal(size=(5, 500))
+    _expect(is_permutation_equivariant, rows["first entry offset"], wider, False, perms=perms)
 
 
 @test_case(points=1, hidden=True)

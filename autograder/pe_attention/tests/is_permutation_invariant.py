@@ -52,6 +52,8 @@ def test_invariant_functions(is_permutation_invariant):
     probes = oracle.probes.attention_probes()
     _expect(is_permutation_invariant, oracle.probes.row_probes(4)["mean"], X, True)
     changed = _expect(is_permutation_invariant, probes["pooled self-attention"], X, True)
+    # f may change the width: rows of 4 pooled to one of 3
+    _expect(is_permutation_invariant, probes["pooled self-attention to width 3"], X, True)
     _expect(is_permutation_invariant, probes["pooled encoder"], X, True)
     # what the second question's call changed: asking it again only to see would make the same call
     oracle.assert_not_changed(changed, is_permutation_invariant, probes["pooled self-attention"].lent(X), X)
@@ -94,6 +96,9 @@ def test_round_off_and_atol(is_permutation_invariant):
     _expect(is_permutation_invariant, rows["weighted sum 1e-4"], wide, True, perms=perms, atol=1e-2)
     large = 1e10 * np.random.default_rng(72).normal(size=(5, 40))
     _expect(is_permutation_invariant, rows["mean"], large, True, perms=perms)
+    # every entry counts: one output entry in 500 depends on the order of the rows
+    wider = np.random.default_rng(73).normal(size=(5, 500))
+    _expect(is_permutation_invariant, rows["column sums and first entry"], wider, False, perms=perms)
 
 
 @test_case(points=1, hidden=True)

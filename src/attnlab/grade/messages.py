@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from .meanings import meaning
 from .session import SandboxDied, StudentError, StudentTimeout
 
 MAX_MESSAGE = 600
@@ -63,7 +64,8 @@ def _ending(text: str, more: str) -> str:
 
 
 def _kind(exc: BaseException) -> str:
-    message = str(exc).strip()
+    # a plain sentence in place of numpy's text where one is known (it keeps the shapes numpy gives)
+    message = meaning(exc) or str(exc).strip()
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 

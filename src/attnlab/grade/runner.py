@@ -337,10 +337,12 @@ class _Run:
             callee = failing[0]  # the deepest: fixing it may fix the others
             public = any(not r.passed and not r.hidden for r in self.results[callee])
             which = "its own public test" if public else "its own tests"
-            for r in self.results[tf.name]:
+            said = f"`{tf.name}` uses your `{callee}`, which fails {which}: fix `{callee}` first"
+            for r in self.in_file_order(tf):
                 # a function that is missing says so, whatever its callees do
                 if not r.passed and not r.note and not r.message.startswith("the submission does not define"):
-                    r.message = f"`{tf.name}` uses your `{callee}`, which fails {which}: fix `{callee}` first"
+                    # the whole sentence once per function, on its first failing row
+                    r.message, said = said, f"as above: fix `{callee}` first"
                     r.misconception = None
 
     def in_file_order(self, tf: testfiles.TestFile) -> list[CaseResult]:

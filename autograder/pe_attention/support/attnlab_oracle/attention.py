@@ -115,7 +115,20 @@ SOFTMAX_MISTAKES = [
 ]
 
 
-@family("softmax", SOFTMAX_MISTAKES)
+def _softmax_elsewhere():
+    rng = np.random.default_rng(92)
+    blocked = 2.0 * rng.normal(size=(3, 4))
+    blocked[1, 2] = -np.inf
+    return [
+        ((2.0 * rng.normal(size=(3, 4)),), {}),
+        ((rng.normal(size=(2, 3, 4)),), {"axis": 0}),
+        ((rng.normal(size=(2, 3, 4)),), {"axis": 1}),
+        ((30.0 * rng.normal(size=(4, 3)),), {}),
+        ((blocked,), {}),
+    ]
+
+
+@family("softmax", SOFTMAX_MISTAKES, _softmax_elsewhere)
 def softmax_family(
     x,
     axis=-1,
@@ -187,7 +200,11 @@ CAUSAL_MISTAKES = [
 ]
 
 
-@family("causal_mask", CAUSAL_MISTAKES)
+def _causal_elsewhere():
+    return [((n,), {}) for n in (3, 4, 6)]
+
+
+@family("causal_mask", CAUSAL_MISTAKES, _causal_elsewhere)
 def causal_mask_family(n, *, orientation="tril", offset=0, meaning="may attend"):
     """The causal mask with its mistakes as parameters (the defaults give ``causal_mask``)."""
     i, j = np.arange(n)[:, None], np.arange(n)[None, :]
@@ -340,7 +357,27 @@ ATTENTION_MISTAKES = _mistakes(
 )
 
 
-@family("scaled_dot_product_attention", ATTENTION_MISTAKES)
+def _mixed_mask(n):
+    """A causal mask with key 0 blocked for the last query: every row and column, as given,
+    inverted or transposed, holds a True and a False, so no query is left without a key (a case the
+    contract leaves open, which implementations answer differently)."""
+    mask = np.tri(n) > 0
+    mask[n - 1, 0] = False
+    return mask
+
+
+def _attention_elsewhere():
+    rng = np.random.default_rng(93)
+    mask = rng.random(size=(3, 5)) < 0.6
+    mask[:, 0], mask[:, -1] = True, False  # every query has a key it may and one it may not attend to
+    return [
+        ((rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))), {}),
+        ((rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 5, 4)), rng.normal(size=(2, 5, 3))), {"mask": mask}),
+        ((rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2))), {"mask": _mixed_mask(4)}),
+    ]
+
+
+@family("scaled_dot_product_attention", ATTENTION_MISTAKES, _attention_elsewhere)
 def attention_family(
     Q,
     K,
@@ -447,7 +484,17 @@ SELF_ATTENTION_MISTAKES = [
 )
 
 
-@family("self_attention", SELF_ATTENTION_MISTAKES)
+def _self_attention_elsewhere():
+    rng = np.random.default_rng(94)
+    return [
+        ((rng.normal(size=(4, 5)), *(rng.normal(size=(5, w)) for w in (3, 3, 2))), {}),
+        ((rng.normal(size=(5, 3)), *(rng.normal(size=(3, w)) for w in (4, 4, 3))), {"mask": _mixed_mask(5)}),
+        # values as wide as X: where a residual X + Z can be formed
+        ((rng.normal(size=(3, 4)), *(rng.normal(size=(4, w)) for w in (2, 2, 4))), {}),
+    ]
+
+
+@family("self_attention", SELF_ATTENTION_MISTAKES, _self_attention_elsewhere)
 def self_attention_family(
     X,
     W_Q,
@@ -567,7 +614,21 @@ MULTI_HEAD_MISTAKES = _mistakes(
 )
 
 
-@family("multi_head_attention", MULTI_HEAD_MISTAKES)
+def _multi_head_elsewhere():
+    rng = np.random.default_rng(95)
+
+    def weights(n, d_model, width, v_width, d_out):
+        shapes = ((n, d_model), (d_model, width), (d_model, width), (d_model, v_width), (v_width, d_out))
+        return tuple(rng.normal(size=shape) for shape in shapes)
+
+    return [
+        ((*weights(4, 6, 6, 6, 5), 3), {}),
+        ((*weights(5, 4, 4, 6, 3), 2), {"mask": _mixed_mask(5)}),
+        ((*weights(3, 6, 8, 8, 2), 4), {}),
+    ]
+
+
+@family("multi_head_attention", MULTI_HEAD_MISTAKES, _multi_head_elsewhere)
 def multi_head_family(
     X,
     W_Q,

@@ -17,7 +17,7 @@ import weakref
 import numpy as np
 
 from . import evidence, probes
-from .compare import MUTATION_LABEL, call_as, call_as_noting_changes, show_call
+from .compare import MUTATION_LABEL, advice, call_as, call_as_noting_changes, show_call
 
 __all__ = [
     "expect",
@@ -47,10 +47,18 @@ def _given(perms, kwargs):
     return given
 
 
+def _extra(given):
+    # perms as the student passes it, a list of index lists (bare tuples would read as separate arguments)
+    return "".join(f", {k}={v}" for k, v in given.items())
+
+
 def _shown(kind, probe, X, given):
-    # perms as the student passes it, a list of index lists (a bare tuple would read as a single permutation)
-    extra = "".join(f", {k}={v}" for k, v in given.items())
-    return f"is_permutation_{kind}(f=<{probe.what}>, X=<a {X.shape} array>{extra})"
+    return f"is_permutation_{kind}(f=<{probe.what}>, X=<a {X.shape} array>{_extra(given)})"
+
+
+def _case(probe, X, given):
+    """The question in few words, for a wrong answer (the test's name says which checker)."""
+    return f"f = {probe.what}, X of shape {X.shape}{_extra(given)}"
 
 
 def _answer(kind, checker, probe, X, perms, kwargs):
@@ -85,9 +93,10 @@ def expect(kind, checker, probe, X, expected, perms=None, **kwargs):
     # said first, as any other function that changes its input is told
     if changed:
         shown = ", ".join({0: "f", 1: "X"}.get(k, str(k)) for k in changed)
+        why = advice(MUTATION_LABEL, "work on a copy and leave the caller's X as it was")
         raise AssertionError(
-            f"{_shown(kind, probe, X, _given(perms, kwargs))} returned {answer} and changed its input {shown} in "
-            f"place: it looks like {MUTATION_LABEL}: reorder a copy (X[p] makes one) and leave the caller's X as it was"
+            f"{_case(probe, X, _given(perms, kwargs))}: returned {answer}, expected {expected}, and changed its input "
+            f"{shown} in place: it looks like {MUTATION_LABEL}: {why}"
         )
     found = None
     if isinstance(probe.f, OnePermutationOnly) and answer:
@@ -99,11 +108,9 @@ def expect(kind, checker, probe, X, expected, perms=None, **kwargs):
     if facts is None and isinstance(probe.f, OnePermutationOnly):
         facts = f"your checker called f on {probe.f.tried()} reordering(s) of X besides X itself"
     said = facts or GENERIC[kind]
-    named = f"; looks like {found[0]}: {found[1]}" if found else ""
-    verdict = "is" if expected else "is not"
+    named = f"; looks like {found[0]}: {advice(*found)}" if found else ""
     raise AssertionError(
-        f"{_shown(kind, probe, X, _given(perms, kwargs))} returned {answer}, but that function "
-        f"{verdict} permutation-{kind}: {said}{named}"
+        f"{_case(probe, X, _given(perms, kwargs))}: returned {answer}, expected {expected}: {said}{named}"
     )
 
 
@@ -379,8 +386,7 @@ def simulations(kind):
             [dict(reduce=any, given_only=True)],
         ),
         "exact equality": (
-            "permuting rows changes the order of floating-point sums, so compare with a "
-            "tolerance such as np.allclose(..., atol=atol)",
+            "round-off changes with the order of the rows: compare within atol (np.allclose)",
             [dict(compare="exact")],
         ),
         f"a check for {NOUN[other]}": (f"{kind} means f(P X) ≈ {compare_to}", [dict(target=other)]),
@@ -418,21 +424,18 @@ def simulations(kind):
             [dict(compare="norms")],
         ),
         "atol ignored": (
-            "compare with the `atol` you are given, by name (np.allclose(a, b, atol=atol): a third positional "
-            "argument is rtol), not a tolerance of your own",
+            "compare within the `atol` you are given: np.allclose(a, b, atol=atol)",
             [dict(tol=1e-8), dict(tol=1e-5), dict(tol=1.0, given_only=True), dict(atol_as_rtol=True)],
         ),
         SINGLE: (
-            SINGLE_WHY.format(kind=kind),
+            SINGLE_WHY,
             [
                 dict(default=lambda n: [(1, 0) + tuple(range(2, n))]),
                 dict(default=lambda n: [tuple(range(n))[::-1]], reversal=True),
             ],
         ),
         "too few default permutations": (
-            "with perms=None, the permutations tried must move every row, row 0 included (e.g. every adjacent "
-            "swap and a full cycle): this checker answers as one whose default permutations all keep row 0 in "
-            "place (the first few of itertools.permutations) does",
+            "with perms=None, the permutations tried must move every row, row 0 included",
             [dict(default=lambda n: list(itertools.islice(itertools.permutations(range(n)), 1, 24)))],
         ),
     }
@@ -448,17 +451,14 @@ def simulations(kind):
             sims[name] = (why, [k for k in knobs if not k.get(drop)])
     if kind == EQUIVARIANT:
         sims["the inverse permutation"] = (
-            "P X has row X[p[i]] at position i, so compare f(X[p]) with f(X)[p]; a 3-cycle is not its own inverse",
+            "row i of P X is X[p[i]], so compare f(X[p]) with f(X)[p]",
             [dict(inverse=True)],
         )
     return sims
 
 
 SINGLE = "a single default permutation"
-SINGLE_WHY = (
-    "a function can be {kind} under one permutation and not under others: with perms=None try "
-    "several (all of them for small n; every adjacent swap and a cycle for larger n)"
-)
+SINGLE_WHY = "with perms=None try several permutations (all of them for small n), not one"
 
 
 def _ask(checker, kind, probe, X, perms, kwargs):
@@ -578,7 +578,7 @@ def single_default_permutation(kind, checker, probe):
     student, right = _student(kind, checker, questions), simulated[None][0]
     if any(perms is not None and s != a for (_, _, perms, _), s, a in zip(questions, student, right)):
         return None
-    return SINGLE, SINGLE_WHY.format(kind=kind)
+    return SINGLE, SINGLE_WHY
 
 
 class OnePermutationOnly(probes.Tabled):

@@ -124,7 +124,8 @@ class _Seen:
     known mistakes that a failing case of it was checked against and did not match (no later case
     may name those: a variant that coincides with one case but not another is no cause), and the
     errors it raised (a refusal of one input's special case is not named for an error it also
-    raised on other inputs)."""
+    raised on other inputs), and whether it gives a known mistake's results on the family's other
+    inputs (``holds_elsewhere``)."""
 
     LIMIT = 40  # calls remembered: far more than any function's tests make
 
@@ -133,8 +134,10 @@ class _Seen:
             self.ref = weakref.ref(fn)
         except TypeError:  # an object without weak references: held for as long as it is the subject
             self.ref = lambda fn=fn: fn
-        self.calls = []  # (shown, shapes) of every call, oldest first
+        self.calls = []  # (shown, shapes, kind) of every call, oldest first
         self.refuted = set()
+        self.explained = set()  # mistakes whose advice a message of this function has given
+        self.elsewhere = {}  # (mistake, kind of input) -> whether the function gives its version's results there
         self.raised = set()  # (type, message without its numbers) of every error a call raised
 
 
@@ -166,12 +169,20 @@ def _shapes(args):
     )
 
 
+def _kind(args, kwargs):
+    """What kind of input a call had: the number of axes of each array argument (batched attention
+    is another kind than plain), scalars alike whatever their value."""
+    return tuple(np.ndim(a) if isinstance(a, np.ndarray) else "scalar" for a in args) + tuple(
+        (k, np.ndim(v)) for k, v in sorted(kwargs.items()) if isinstance(v, np.ndarray)
+    )
+
+
 def _invoke(shown, fn, args, kwargs, refusals=None):
     if fn is None:
         # otter passes None for a function the submission lacks; the grader reports it as missing
         raise NameError("the function under test is not defined")
     seen = _LAST[0] = _seen(fn)
-    seen.calls = [*seen.calls[-(seen.LIMIT - 1) :], (shown, _shapes(args))]
+    seen.calls = [*seen.calls[-(seen.LIMIT - 1) :], (shown, _shapes(args), _kind(args, kwargs))]
     try:
         return fn(*args, **kwargs)
     except Exception as e:  # whatever the submission raised is its failure
@@ -181,7 +192,9 @@ def _invoke(shown, fn, args, kwargs, refusals=None):
         said = (type(e).__name__, re.sub(r"\d+", "#", str(e)))
         if callable(refusals):  # a function of the exception: the mistake that raises the same, or None
             found = refusals(e)
-            named = [f" (looks like {found[0]}: {found[1]})"] if found and found[0] not in seen.refuted else []
+            named = []
+            if found and found[0] not in seen.refuted and holds_elsewhere(seen, found[0]):
+                named = [f" (looks like {found[0]}: {advice(*found)})"]
         elif said in seen.raised:
             named = []  # raised as well where this input's special case (an odd width, say) is absent
         else:
@@ -428,7 +441,8 @@ _STRUCTURAL = {
         "look for a sign in the wrong place",
     ),
 }
-# a relation this long is left out where a mistake is named, to keep the message short
+# a relation this long is left out where a mistake is named, to keep the message short, and so is
+# the fallback count of wrong entries (kind ""), which the name says more precisely
 _SHORT = 160
 
 
@@ -466,10 +480,23 @@ def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL, *, ax
         found = dict([_STRUCTURAL[relation.kind]])
     if len(found) == 1:
         ((name, why),) = found.items()
-        said = f" {relation.text}:" if len(relation.text) <= _SHORT or relation.kind in _STRUCTURAL else ""
-        raise AssertionError(f"{what}{said} looks like {name}: {why}")
+        said = (
+            f" {relation.text}:"
+            if (relation.kind and len(relation.text) <= _SHORT) or relation.kind in _STRUCTURAL
+            else ""
+        )
+        raise AssertionError(f"{what}{said} looks like {name}: {advice(name, why)}")
     several = f" (it matches several known mistakes at once: {'; '.join(found)})" if found else ""
-    raise AssertionError(f"{what} {relation.text}{several}")
+    raise AssertionError(f"{what} {relation.text}{several}{_whole_numbers(value, promised)}")
+
+
+def _whole_numbers(value, promised):
+    """A wrong result held in an integer array where float64 is promised: certain from the result
+    itself, and where its fractions went."""
+    kind = getattr(getattr(value, "dtype", None), "kind", "f")
+    if promised != np.float64 or kind not in ("i", "u"):
+        return ""
+    return f"; it is an {defuse(str(value.dtype))} array, where float64 is promised: its entries have no fractions"
 
 
 def _explaining(found, checked, got, sums_to_one):
@@ -482,7 +509,71 @@ def _explaining(found, checked, got, sums_to_one):
     if seen is not None:
         seen.refuted |= checked - set(found)
         found = {n: w for n, w in found.items() if n not in seen.refuted}
-    return {n: w for n, w in found.items() if mistakes.evidenced(n, got, sums_to_one)}
+    found = {n: w for n, w in found.items() if mistakes.evidenced(n, got, sums_to_one)}
+    if seen is not None:
+        seen.refuted |= {n for n in found if not holds_elsewhere(seen, n)}
+        found = {n: w for n, w in found.items() if n not in seen.refuted}
+    return found
+
+
+def advice(name, why):
+    """What to do about the mistake ``name``: ``why`` the first time a message of the function
+    called last names it, "as above" after that (the feedback shows a function's rows in order, and
+    the same advice on each of them only makes them long)."""
+    seen = _LAST[0]
+    if seen is None or name not in seen.explained:
+        if seen is not None:
+            seen.explained.add(name)
+        return why
+    return "as above"
+
+
+def holds_elsewhere(seen, label):
+    """Whether the function ``seen`` follows gives what the version of its family's mistake
+    ``label`` gives on the family's other inputs (``mistakes.ELSEWHERE``) of the kind its last call
+    had (arrays with as many axes: a slip may show only on batched inputs), as far as it can be
+    asked: two slips that agree on a test's inputs may part on others, and the refutation of a later
+    case comes too late for the message of an earlier one. Inputs where the version's shapes do not
+    work out, or where the student's function raises (the tests report that where it happens), are
+    passed over. A label that is no mistake of this function's family (a relation of the result
+    itself) claims nothing about other inputs."""
+    fn = seen.ref()
+    name = getattr(fn, "__name__", "")
+    found = mistakes.mistake_of(name, label)
+    if found is None or not seen.calls:
+        return True
+    kind = seen.calls[-1][2]
+    if (label, kind) not in seen.elsewhere:
+        build, mistake = found
+        inputs = mistakes.ELSEWHERE[name]()
+        inputs = [(a, k) for a, k in inputs if _kind(a, k) == kind] or inputs
+        seen.elsewhere[label, kind] = all(_gives(fn, build, mistake.knobs, a, k) for a, k in inputs)
+    return seen.elsewhere[label, kind]
+
+
+def _gives(fn, build, knobs, args, kwargs):
+    """Whether ``fn`` returns what ``build`` with ``knobs`` returns on these arguments (True where
+    either raises: nothing to compare)."""
+    with np.errstate(all="ignore"):
+        try:
+            wrong = build(*args, **kwargs, **knobs)
+        except (ValueError, IndexError):  # its shapes do not work out here
+            return True
+    try:
+        got = fn(*_fresh(fn, args), **_fresh(fn, kwargs))
+    except Exception as e:  # raising here is reported where a test meets it
+        if _from_engine(e):
+            raise
+        return True
+    return _alike(got, wrong)
+
+
+def _alike(got, wrong):
+    if isinstance(wrong, tuple):
+        return (
+            isinstance(got, (tuple, list)) and len(got) == len(wrong) and all(_alike(g, w) for g, w in zip(got, wrong))
+        )
+    return matches(got, wrong)
 
 
 STALE_LABEL = "a result kept from an earlier call"
@@ -529,7 +620,7 @@ def _history(fn, args, limit=8):
     """The calls of ``fn`` made so far in this process that could matter to a call with ``args``:
     those of the same shapes, or every one when none has them, oldest first."""
     calls = _seen(fn).calls if fn is not None else []
-    alike = [shown for shown, shapes in calls if shapes == _shapes(args)] or [shown for shown, _ in calls]
+    alike = [shown for shown, shapes, _ in calls if shapes == _shapes(args)] or [shown for shown, _, _ in calls]
     shown = [s() if callable(s) else s for s in alike]
     more = f" (and {len(shown) - limit} earlier ones)" if len(shown) > limit else ""
     return ", ".join(shown[-limit:]) + more

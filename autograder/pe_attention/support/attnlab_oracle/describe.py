@@ -3,7 +3,7 @@
 ``difference`` looks for relations between the student's result and the expected one that can be
 checked on the two arrays alone, and returns the strongest that holds, in words about the result's
 own axes: the right values in another shape or axis order, an axis permuted (reversed, rolled, pairs
-swapped), one constant factor or offset, slices scaled each by their own factor, weights that do not
+swapped), one constant factor or offset, slices (heads, batches, rows) scaled each by their own factor, weights that do not
 sum to 1 along the axis asked for, non-finite values and where, or right on one structured part of
 the array and wrong on the rest (even or odd columns, the first or last index of an axis, the
 diagonal, the triangle above it, a region the caller names). Only when none holds does it fall back
@@ -227,6 +227,32 @@ def _proportional(got, expected, axes, atol, rtol):
     return None
 
 
+def _slice_factors(got, expected, axes, atol, rtol):
+    """Each slice along a leading axis (a head, a batch) is the right slice times a factor of its
+    own, not all the same: said before any region, since the entries a slice has at 0 (a bias's
+    diagonal) are right whatever its factor."""
+    for k in range(got.ndim - 2):
+        if not 2 <= got.shape[k] <= _LONG:
+            continue
+        factors = []
+        for g, e in zip(np.moveaxis(got, k, 0), np.moveaxis(expected, k, 0)):
+            j = np.unravel_index(int(np.argmax(np.abs(e))), e.shape)
+            if abs(e[j]) <= atol or not _close(g, (g[j] / e[j]) * e, atol, rtol):
+                break
+            factors.append(float(g[j] / e[j]))
+        else:
+            if np.ptp(factors) > 1e-6 * max(1.0, float(np.max(np.abs(factors)))):
+                axis = _axis(axes, got.ndim, k)
+                shown = ", ".join(f"{f:.3g}" for f in factors[:8])
+                which = f"{axis.many} 0 to {len(factors) - 1}" if len(factors) <= 8 else f"the first 8 {axis.many}"
+                return Relation(
+                    "proportional",
+                    f"is wrong, but each {axis.one}{axis.of} is the right one times a factor of its own "
+                    f"({shown} for {which})",
+                )
+    return None
+
+
 def _parts(shape, axes, regions):
     """(part, mask, the rest): the structured parts a result can be right on and wrong on."""
     ndim = len(shape)
@@ -343,6 +369,7 @@ def difference(got, expected, *, axes=(), sums_to_one=None, regions=(), atol=1e-
             lambda: _permutation(got, expected, axes, atol, rtol),
             lambda: _sums(got, expected, sums_to_one, axes, atol),
             lambda: _zeros(got, expected, axes, regions),
+            lambda: _slice_factors(got, expected, axes, atol, rtol),
             lambda: _region(~np.isclose(got, expected, atol=atol, rtol=rtol, equal_nan=True), axes, regions),
             lambda: _proportional(got, expected, axes, atol, rtol),
         ):

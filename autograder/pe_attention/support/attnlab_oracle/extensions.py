@@ -59,7 +59,12 @@ ROPE_MISTAKES = [
 ]
 
 
-@family("rope", ROPE_MISTAKES)
+def _rope_elsewhere():
+    rng = np.random.default_rng(90)
+    return [((rng.normal(size=shape),), {}) for shape in ((3, 4), (5, 6), (2, 10))]
+
+
+@family("rope", ROPE_MISTAKES, _rope_elsewhere)
 def rope_family(
     X,
     base=10000.0,
@@ -170,7 +175,13 @@ ALIBI_MISTAKES = [
 ]
 
 
-@family("alibi_bias", ALIBI_MISTAKES)
+def _alibi_elsewhere():
+    # head counts that are powers of two and not, where an integer 8 // num_heads, a num_heads + 1 and
+    # the paper's interleaving part ways
+    return [((n, num_heads), {}) for n, num_heads in ((3, 1), (3, 2), (4, 3), (3, 5), (3, 6), (2, 7), (3, 8), (2, 16))]
+
+
+@family("alibi_bias", ALIBI_MISTAKES, _alibi_elsewhere)
 def alibi_family(n, num_heads, *, slopes="2**(-8(h+1)/H)", sign=-1.0, distance="|i - j|", heads_last=False):
     """ALiBi biases with their mistakes as parameters (numpy; the defaults give ``alibi_bias``)."""
     h = np.arange(num_heads)

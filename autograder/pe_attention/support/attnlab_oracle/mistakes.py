@@ -11,7 +11,11 @@ the one mistake whose version raises the same exception with the same message on
 (a slip that breaks the shapes only for some inputs, e.g. W_V sliced with W_Q's head width).
 
 ``FAMILIES`` lists every function's family, so that a test can submit each mistake as a student's
-function and check that it is named as itself or not at all.
+function and check that it is named as itself or not at all. ``ELSEWHERE`` holds, per family, other
+inputs of the function (sizes, head counts, shapes, axes the tests' cases may not vary): a mistake
+is named only when the student's function also gives its version's results there
+(``compare.assert_close``), since two slips that agree on the inputs tested may part elsewhere
+(8 // 3 heads and 8 / (3 + 1) agree; 8 // 5 and 8 / 6 do not).
 """
 
 import functools
@@ -19,7 +23,18 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Mistake", "variants", "raising", "wrong_version", "FAMILIES", "family", "evidenced", "UNNORMALISED"]
+__all__ = [
+    "Mistake",
+    "variants",
+    "raising",
+    "wrong_version",
+    "FAMILIES",
+    "ELSEWHERE",
+    "family",
+    "mistake_of",
+    "evidenced",
+    "UNNORMALISED",
+]
 
 # What a mistake's name claims about the result itself, beyond matching it on one input: a claim
 # the result must show before the name is given (``evidenced``).
@@ -34,18 +49,28 @@ class Mistake(NamedTuple):
 
 
 FAMILIES: dict = {}  # function name -> (build, mistakes)
+ELSEWHERE: dict = {}  # function name -> a function giving other inputs, as [(args, kwargs), ...]
 _CLAIMS: dict = {}  # mistake name -> what it claims of the result
 
 
-def family(name, mistakes):
-    """Register ``build`` as the parametrised definition of the graded function ``name``."""
+def family(name, mistakes, elsewhere):
+    """Register ``build`` as the parametrised definition of the graded function ``name``, with
+    ``elsewhere()``, the other inputs a named mistake of it must hold on (``ELSEWHERE``)."""
 
     def register(build):
         FAMILIES[name] = (build, mistakes)
+        ELSEWHERE[name] = functools.lru_cache(maxsize=1)(elsewhere)
         _CLAIMS.update({m.name: m.claims for m in mistakes if m.claims})
         return build
 
     return register
+
+
+def mistake_of(function, label):
+    """``(build, mistake)`` of the mistake called ``label`` in the family of the graded function
+    ``function``, or None."""
+    build, known = FAMILIES.get(function, (None, ()))
+    return next(((build, m) for m in known if m.name == label), None)
 
 
 def wrong_version(build, mistake):

@@ -25,7 +25,11 @@ PERMUTATION_MISTAKES = [
 ]
 
 
-@family("permutation_matrix", PERMUTATION_MISTAKES)
+def _permutation_elsewhere():
+    return [((perm,), {}) for perm in ([2, 0, 1], [1, 3, 0, 2], [3, 0, 4, 1, 2])]
+
+
+@family("permutation_matrix", PERMUTATION_MISTAKES, _permutation_elsewhere)
 def permutation_family(perm, *, transposed=False):
     """P with its mistakes as parameters (numpy; the defaults give ``permutation_matrix``)."""
     perm = [int(p) for p in perm]

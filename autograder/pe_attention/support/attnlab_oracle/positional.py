@@ -78,7 +78,13 @@ PE_MISTAKES = [
 ]
 
 
-@family("sinusoidal_pe", PE_MISTAKES)
+# Other sizes, odd widths among them, with the default base only: a function that caches its table
+# by size would keep a table made here for a test's later call with another base
+def _pe_elsewhere():
+    return [((n, d), {}) for n, d in ((5, 6), (4, 7), (3, 10), (9, 4))]
+
+
+@family("sinusoidal_pe", PE_MISTAKES, _pe_elsewhere)
 def pe_family(
     seq_len,
     d_model,
@@ -142,7 +148,12 @@ ADD_PE_MISTAKES = [
 ]
 
 
-@family("add_positional_encoding", ADD_PE_MISTAKES)
+def _add_pe_elsewhere():
+    rng = np.random.default_rng(91)
+    return [((rng.normal(size=shape),), {}) for shape in ((5, 6), (4, 7), (3, 10))]
+
+
+@family("add_positional_encoding", ADD_PE_MISTAKES, _add_pe_elsewhere)
 def add_pe_family(E, base=10000.0, *, combine="add", **knobs):
     """E + PE with its mistakes as parameters: how the two meet, or any mistake of the encoding."""
     E = np.asarray(E, dtype=np.float64)
@@ -215,7 +226,11 @@ def shift_matrix(k, d_model, base=10000.0, *, transposed=False):
     return M
 
 
-@family("pe_shift_matrix", SHIFT_MISTAKES)
+def _shift_elsewhere():
+    return [((k, d_model), {}) for k, d_model in ((1, 6), (3, 4), (-2, 8), (5, 10))]
+
+
+@family("pe_shift_matrix", SHIFT_MISTAKES, _shift_elsewhere)
 def shift_family(
     k,
     d_model,

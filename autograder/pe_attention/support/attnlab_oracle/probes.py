@@ -39,6 +39,8 @@ __all__ = [
     "sum_first_two",
     "negate_first_row",
     "column_max",
+    "first_entry_offset",
+    "column_sums_and_first_entry",
     "first_row_and_rest_sum",
     "weighted_row_sum",
     "centred_weighted_row_sum",
@@ -187,6 +189,23 @@ def negate_first_row(X):
 def column_max(X):
     """Invariant bit for bit: a maximum, unlike a sum, does not depend on the order of its terms."""
     return np.asarray(X, dtype=np.float64).max(axis=0)
+
+
+def first_entry_offset(X):
+    """X with 1 added to its very first entry: on a wide X, one entry in hundreds moves wrongly when
+    row 0 moves (a rule that lets most entries pass says equivariant)."""
+    out = np.array(X, dtype=np.float64)
+    out[0, 0] += 1.0
+    return out
+
+
+def column_sums_and_first_entry(X):
+    """The column sums with X[0, 0] added to the first: one entry of the output depends on which row
+    comes first (a rule that lets most entries pass says invariant)."""
+    X = np.asarray(X, dtype=np.float64)
+    out = X.sum(axis=0)
+    out[0] += X[0, 0]
+    return out
 
 
 def sum_first_two(X):
@@ -350,6 +369,12 @@ def _attention_probes(d_model, seed):
         "pooled encoder": Probe(
             "a mean-pooled encoder layer without positional encoding", functools.partial(mean_pool, f=enc), False, True
         ),
+        "pooled self-attention to width 3": Probe(
+            "mean-pooled self-attention without positional encoding whose values are 3 wide",
+            functools.partial(mean_pool, f=narrow),
+            False,
+            True,
+        ),
         "pooled self-attention + PE": Probe(
             "mean-pooled self-attention with positional encoding", functools.partial(mean_pool, f=sa_pe), False, False
         ),
@@ -385,7 +410,7 @@ def _row_probes(n):
         ),
         "first two summed": Probe("X[0] + X[1] followed by the other rows", sum_first_two, False, False),
         "first row scaled": Probe(
-            "scaling the first row by 1.3 (a 30% change, far beyond round-off)",
+            "scaling the first row by 1.3",
             functools.partial(scale_first_row, factor=1.3),
             False,
             False,
@@ -421,14 +446,13 @@ def _row_probes(n):
             False,
         ),
         "rows through largest": Probe(
-            "the rows up to the one with the largest first entry (its shape changes when the rows move)",
+            "the rows up to the one with the largest first entry",
             rows_through_largest,
             False,
             False,
         ),
         "total through largest": Probe(
-            "the total of X once per row up to the one with the largest first entry (equal for every order "
-            "that keeps its shape, but its shape changes when the rows move)",
+            "the total of X, once per row up to the one with the largest first entry",
             total_through_largest,
             False,
             False,
@@ -437,4 +461,10 @@ def _row_probes(n):
         "total": Probe("the sum of every entry of X (a number, not rows)", total, False, True),
         "first row negated": Probe("X with its first row negated", negate_first_row, False, False),
         "column maximum": Probe("the largest entry of each column", column_max, False, True),
+        "first entry offset": Probe(
+            "adding 1 to the first entry of the first row only", first_entry_offset, False, False
+        ),
+        "column sums and first entry": Probe(
+            "the column sums with X[0, 0] added to the first of them", column_sums_and_first_entry, False, False
+        ),
     }
