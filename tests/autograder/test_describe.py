@@ -53,6 +53,13 @@ def test_are_a_constant_factor_a_sign_and_an_offset_told_apart():
     assert difference(RIGHT + 0.5, RIGHT).kind == "offset"
 
 
+def test_is_a_result_of_zeros_never_called_a_scaled_copy():
+    """0 everywhere is not "0 times the right result" (which hints at a misplaced scale)."""
+    for got in (np.zeros_like(RIGHT), 1e-300 * RIGHT):
+        said = difference(got, RIGHT)
+        assert said.kind != "factor" and "times the right result" not in said.text, said.text
+
+
 @pytest.mark.parametrize(
     ("part", "words"),
     [

@@ -78,7 +78,8 @@ def test_given_permutations(is_permutation_invariant):
     _expect(is_permutation_invariant, oracle.probes.row_probes(5)["first two summed"], X, False,
             perms=[[1, 0, 2, 3, 4], [0, 1, 3, 2, 4]])
     # only the permutations given count: swapping the first two rows leaves their sum alone
-    _expect(is_permutation_invariant, oracle.probes.row_probes(5)["first two summed"], X, True, perms=[[1, 0, 2, 3, 4]])
+    _expect(is_permutation_invariant, oracle.probes.row_probes(5)["first two summed, then weighted"], X, True,
+            perms=[[1, 0, 2, 3, 4]])
 
 
 @test_case(points=1, hidden=True)

@@ -157,7 +157,10 @@ def _factor(got, expected, atol, rtol):
     if big.sum() < 2:
         return None
     factor = float(np.median(got[big] / expected[big]))
-    if abs(factor - 1) > 1e-3 and _close(got, factor * expected, atol, rtol):
+    # a result that is 0 (within tolerance) everywhere is no scaled copy of the right one, whatever
+    # the median ratio says: it is said as zeros, without the hint of a misplaced scale
+    zeros = _close(got, np.zeros_like(expected), atol, rtol)
+    if abs(factor - 1) > 1e-3 and not zeros and _close(got, factor * expected, atol, rtol):
         if abs(factor + 1) < 1e-6:
             return Relation("sign", "has the right values with the opposite sign")
         return Relation("factor", f"is {factor:.4g} times the right result at every entry")

@@ -37,6 +37,7 @@ __all__ = [
     "scale_first_row",
     "mean_pool",
     "sum_first_two",
+    "pair_then_weights",
     "negate_first_row",
     "column_max",
     "first_entry_offset",
@@ -211,6 +212,13 @@ def column_sums_and_first_entry(X):
 def sum_first_two(X):
     """Invariant under swapping rows 0 and 1 only."""
     return np.concatenate([X[0] + X[1], X[2:].ravel()])
+
+
+def pair_then_weights(X):
+    """X[0] + X[1] + 2 X[2] + 3 X[3] + ...: one row as wide as X's, invariant under swapping rows 0
+    and 1 only (so that a question about the permutations given says nothing about width)."""
+    weights = np.concatenate([[1.0], np.arange(1.0, len(X))])
+    return weights @ X
 
 
 def reorderings(n):
@@ -409,6 +417,9 @@ def _row_probes(n):
             False,
         ),
         "first two summed": Probe("X[0] + X[1] followed by the other rows", sum_first_two, False, False),
+        "first two summed, then weighted": Probe(
+            "X[0] + X[1] + 2 X[2] + 3 X[3] + ..., one row as wide as X's", pair_then_weights, False, False
+        ),
         "first row scaled": Probe(
             "scaling the first row by 1.3",
             functools.partial(scale_first_row, factor=1.3),
