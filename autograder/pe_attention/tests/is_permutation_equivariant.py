@@ -83,11 +83,11 @@ def test_given_permutations(is_permutation_equivariant):
     X = _X()
     cycles = [[1, 2, 0, 3, 4], [0, 3, 1, 2, 4], [4, 0, 1, 2, 3]]
     _expect(is_permutation_equivariant, oracle.probes.attention_probes()["self-attention"], X, True, perms=cycles)
-    _expect(is_permutation_equivariant, oracle.probes.row_probes(5)["offsets 0,0,1,.."], X, False,
-            perms=[[1, 0, 2, 3, 4], [0, 1, 3, 2, 4]])
+    # (the lists are named: a call's arguments are shown to the student, a line of hidden code never is)
+    swaps, first_swap = [[1, 0, 2, 3, 4], [0, 1, 3, 2, 4]], [[1, 0, 2, 3, 4]]
+    _expect(is_permutation_equivariant, oracle.probes.row_probes(5)["offsets 0,0,1,.."], X, False, perms=swaps)
     # only the permutations given count: rows 0 and 1 get the same offset, so swapping them is fine
-    _expect(is_permutation_equivariant, oracle.probes.row_probes(5)["offsets 0,0,1,.."], X, True,
-            perms=[[1, 0, 2, 3, 4]])
+    _expect(is_permutation_equivariant, oracle.probes.row_probes(5)["offsets 0,0,1,.."], X, True, perms=first_swap)
 
 
 @test_case(points=1, hidden=True)

@@ -73,13 +73,13 @@ def test_functions_that_are_not_invariant(is_permutation_invariant):
 @test_case(points=1, hidden=True)
 def test_given_permutations(is_permutation_invariant):
     X = _X()
-    _expect(is_permutation_invariant, oracle.probes.attention_probes()["pooled self-attention"], X, True,
-            perms=[[1, 2, 0, 3, 4], [4, 0, 1, 2, 3]])
-    _expect(is_permutation_invariant, oracle.probes.row_probes(5)["first two summed"], X, False,
-            perms=[[1, 0, 2, 3, 4], [0, 1, 3, 2, 4]])
+    # (the lists are named: a call's arguments are shown to the student, a line of hidden code never is)
+    cycles, swaps, first_swap = [[1, 2, 0, 3, 4], [4, 0, 1, 2, 3]], [[1, 0, 2, 3, 4], [0, 1, 3, 2, 4]], [[1, 0, 2, 3, 4]]
+    _expect(is_permutation_invariant, oracle.probes.attention_probes()["pooled self-attention"], X, True, perms=cycles)
+    _expect(is_permutation_invariant, oracle.probes.row_probes(5)["first two summed"], X, False, perms=swaps)
     # only the permutations given count: swapping the first two rows leaves their sum alone
     _expect(is_permutation_invariant, oracle.probes.row_probes(5)["first two summed, then weighted"], X, True,
-            perms=[[1, 0, 2, 3, 4]])
+            perms=first_swap)
 
 
 @test_case(points=1, hidden=True)
