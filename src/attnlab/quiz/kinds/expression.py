@@ -49,6 +49,10 @@ class Expression(Kind):
 
     def verify(self, item: Item, defs: Any) -> str | None:
         """The key satisfies ``holds`` over the definitions' domains, and the item's domains are theirs."""
+        stray = sorted(set(item.stands_for) - set(item.symbols))
+        if stray:
+            return f"'stands_for' names {stray}, which are not among the item's symbols"
+        put_in(item, parsed_key(item))  # a stand-in that cannot be read fails here, not on a student
         for symbol, domain in item.symbols.items():
             if symbol in item.where:
                 continue
