@@ -22,6 +22,8 @@ R, W, U = "right", "wrong", "unreadable"
         ("pe-dim1", "cos(pos) + log(5) + log(7) - log(35)"),
         ("pe-dim1", "cos(pos)*log(27)/log(3) - 2*cos(pos)"),
         ("pe-dim0", "sin(pos) + log(1000) - 3*log(10)"),
+        ("pe-dim0", "sin(pos) + log(2)**2 + log(5)**2 - log(10)**2 + 2*log(2)*log(5)"),  # (log 2 + log 5)^2
+        ("pe-dim1", "cos(pos) + tan(pi/8) - sqrt(2) + 1"),
     ],
 )
 def test_a_constant_that_is_exactly_zero_leaves_a_right_answer_right(items, item_id, answer):

@@ -49,18 +49,34 @@ def _clearly_nonzero(constant: sp.Expr) -> bool:
 
 
 def _proved_zero(constant: sp.Expr) -> bool:
-    forms = [
-        # force is safe here: only a constant whose value is 0 to ZERO_BITS bits gets this far
+    # force is safe here: only a constant whose value is 0 to ZERO_BITS bits gets this far
+    bases = [
+        constant,
         sp.expand_log(constant, force=True),
         sp.logcombine(constant, force=True).doit(),
-        sp.sqrtdenest(constant),
-        sp.radsimp(constant),
-        sp.expand(constant),
+        _prime_logs(constant),
     ]
-    if any(form == 0 for form in forms):
-        return True
-    if any(sp.simplify(form) == 0 for form in forms[:2]):
+    for base in bases:
+        for form in (base, sp.expand(base), sp.sqrtdenest(base), sp.radsimp(base)):
+            if form == 0:
+                return True
+    if any(sp.simplify(base) == 0 for base in bases[1:3]):
         return True
     if constant.is_algebraic:
         return sp.minimal_polynomial(constant, _X) == _X
     return False
+
+
+def _prime_logs(constant: sp.Expr) -> sp.Expr:
+    """Each log of a positive rational written over primes (log(6) = log(2) + log(3)), so that a
+    polynomial in logs that is 0 expands to 0."""
+
+    def over_primes(q: sp.Rational) -> sp.Expr:
+        up = sum(e * sp.log(p) for p, e in sp.factorint(q.p).items())
+        down = sum(e * sp.log(p) for p, e in sp.factorint(q.q).items())
+        return sp.Add(up, -down)
+
+    return constant.replace(
+        lambda e: isinstance(e, sp.log) and e.args[0].is_Rational and e.args[0] > 0,
+        lambda e: over_primes(e.args[0]),
+    )
