@@ -3,6 +3,7 @@ asked with answers of our own, not the audit's rows."""
 
 import dataclasses
 import math
+import re
 
 import pytest
 
@@ -178,3 +179,18 @@ def test_verify_refuses_a_stand_in_for_a_symbol_the_item_lacks(items):
     """Does verify fail an item whose stands_for replaces a symbol it does not have?"""
     bad = dataclasses.replace(items["rel-rotation"], stands_for={"x": "sin(t)"})
     assert "stands_for" in (KINDS["symbolic"].verify(bad, definitions.load()) or "")
+
+
+def test_only_th_relative_says_which_methods_are_relative(items):
+    """Does no other item's text (practice ones included) call ALiBi, RoPE or T5 relative?"""
+    said = []
+    for item in items.values():
+        if item.id == "th-relative":
+            continue
+        texts = [item.title, item.prompt, item.explanation, *item.options.values(), *item.option_feedback.values()]
+        texts += [f.says for f in item.feedback]
+        for sentence in re.split(r"[.;:\n]", "\n".join(texts)):
+            lowered = sentence.lower()
+            if ("relative" in lowered or "offset" in lowered) and re.search(r"alibi|rope|t5", lowered):
+                said.append(f"{item.id}: {sentence.strip()}")
+    assert not said
