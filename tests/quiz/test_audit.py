@@ -1,8 +1,10 @@
-"""Questions about the checker against an audit's hand-derived verdicts.
+"""Questions about the checker against two audits' hand-derived verdicts.
 
-``audit_answers.tsv`` holds right, wrong and unreadable answers to every auto-graded item, one per
-line: ``id<TAB>verdict<TAB>answer``. Each verdict was derived by hand from the mathematics (numeric
-items with the notes' numbers), never by running the checker.
+``audit_answers.tsv`` and ``audit2_answers.tsv`` (an independent auditor's, see
+``audit2_README.md``) hold right, wrong and unreadable answers to every auto-graded item, one per
+line: ``id<TAB>verdict<TAB>answer`` (an id ``ITEM@STUDENT`` uses that student's numbers). Each
+verdict was derived by hand from the mathematics, never by running the checker. Answers are taken
+as written: a leading or trailing space is part of the answer.
 """
 
 from pathlib import Path
@@ -11,8 +13,10 @@ import pytest
 
 from attnlab.quiz.check import check
 
-AUDIT = Path(__file__).with_name("audit_answers.tsv")
-ROWS = [line.split("\t", 2) for line in AUDIT.read_text(encoding="utf-8").splitlines() if line.strip()]
+AUDITS = [Path(__file__).with_name(name) for name in ("audit_answers.tsv", "audit2_answers.tsv")]
+ROWS = [
+    line.split("\t", 2) for audit in AUDITS for line in audit.read_text(encoding="utf-8").split("\n") if line.strip()
+]
 
 # Where the checker is allowed to say "cannot read" for a documented limit rather than judge.
 LIMITS = {
@@ -23,16 +27,17 @@ LIMITS = {
 def test_the_audit_covers_every_auto_graded_item_both_ways(items):
     """Does the audit hold right and wrong answers to every item with a key, 600 or more in all?"""
     graded = {i.id for i in items.values() if i.type != "free"}
-    verdicts = {(item_id, verdict) for item_id, verdict, _ in ROWS}
-    assert len(ROWS) >= 600
+    verdicts = {(row_id.partition("@")[0], verdict) for row_id, verdict, _ in ROWS}
+    assert len(ROWS) >= 600 + 998
     assert all((i, "right") in verdicts and (i, "wrong") in verdicts for i in graded)
 
 
 def test_every_audit_answer_gets_its_hand_derived_verdict(items):
     """Does the checker agree with the hand-derived verdict on every answer of the audit?"""
     disagree = []
-    for item_id, expected, answer in ROWS:
-        got = check(items[item_id], answer).status
+    for row_id, expected, answer in ROWS:
+        item_id, _, student = row_id.partition("@")
+        got = check(items[item_id], answer, student=student or None).status
         if got != expected and not ((item_id, answer) in LIMITS and got == "unreadable"):
             disagree.append(f"{item_id}: {answer!r} is {got}, not {expected}")
     assert not disagree, "\n".join(disagree)

@@ -65,6 +65,10 @@ class Item:
     simplest: str = ""  # the prompt asks for the simplest form of this quantity (e.g. Z')
     holds: tuple[str, ...] = ()  # equations over ANSWER and the definitions that the key satisfies
     where: dict[str, str] = field(default_factory=dict)  # answer symbols in terms of the definitions
+    # symbols that are not independent (s and c, the sine and cosine of one angle): what each stands
+    # for, in terms of other symbols (any name not among ``symbols`` is a real number the answer cannot
+    # name); answer and key are compared with these put in
+    stands_for: dict[str, str] = field(default_factory=dict)
 
     @property
     def variable(self) -> str:
@@ -236,6 +240,7 @@ def _item(entry: dict[str, Any], lines: dict[str, int], path: Path) -> Item:
         simplest=str(simplest),
         holds=holds,
         where={str(k): str(v) for k, v in entry.get("where", {}).items()},
+        stands_for={str(k): str(v) for k, v in entry.get("stands_for", {}).items()},
     )
 
 

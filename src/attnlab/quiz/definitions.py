@@ -27,6 +27,9 @@ class Illustration:
     quantities: dict[str, str]  # name -> expression over the inputs and earlier quantities
     variants: dict[str, dict[str, Any]]  # input name -> how a student's value is drawn
     nontrivial: dict[str, int]  # quantity -> decimals at which it must keep two significant digits
+    # quantity -> known wrong answers (other quantities) that must stay apart from it at its
+    # nontrivial decimals, so that the mistake never earns the point
+    distinct: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, eq=False)  # identity: cached per loaded file
@@ -102,6 +105,7 @@ def _load(path: Path, stamp: tuple[int, int] | None) -> Definitions:
             quantities={str(k): str(v) for k, v in ill["quantities"].items()},
             variants=dict(ill.get("variants") or {}),
             nontrivial={str(k): int(v) for k, v in (ill.get("nontrivial") or {}).items()},
+            distinct={str(k): tuple(str(x) for x in v) for k, v in (ill.get("distinct") or {}).items()},
         ),
     )
 
@@ -112,7 +116,7 @@ SCHEMA: dict[str, Any] = {
     "symbols": None,
     "functions": {"*": {"args": None, "is": None, "cases": None}},
     "matrices": {"shapes": None, "permutation": None, "scalars": None, "define": None},
-    "illustration": {"inputs": None, "quantities": None, "variants": None, "nontrivial": None},
+    "illustration": {"inputs": None, "quantities": None, "variants": None, "nontrivial": None, "distinct": None},
 }
 
 

@@ -3,8 +3,9 @@
 A proof first, numbers second, nothing timed by the wall clock (so a verdict is the same on every
 run and machine, loaded or not):
 
-1. the difference is 0 as sympy builds it: equal; a nonzero constant: different (numbers are read
-   exactly, so an offset of 1e-400 is an offset);
+1. the difference is 0 as sympy builds it: equal; a constant: equal if proved 0, different if shown
+   nonzero (``constants``; numbers are read exactly, so an offset of 1e-400 is an offset), and
+   "needs a human" if neither;
 2. the difference is a rational function (a polynomial, say): evaluated exactly at integer points
    (a nonzero one is nonzero at almost every point, and these are drawn fresh per answer);
 3. sympy simplifies the difference with the symbols' domains as assumptions (d_model even and
@@ -30,6 +31,7 @@ from fractions import Fraction
 import mpmath
 import sympy as sp
 
+from .constants import constant_is_zero
 from .deadline import OutOfTime, cap
 from .domains import sample, seed_of
 
@@ -46,7 +48,15 @@ MAX_TRIG_ARGUMENT = 10**15  # mpmath reduces sin's argument exactly; beyond this
 MAX_PROOF_OPS = 60  # sympy's simplify is tried on differences with at most this many operations
 PROOF_CPU_SECONDS = 0.3  # its CPU budget; when it runs out, sampling decides alone
 
-_FUNCS = {sp.sin: mpmath.sin, sp.cos: mpmath.cos, sp.tan: mpmath.tan, sp.exp: mpmath.exp, sp.log: mpmath.log}
+_FUNCS = {
+    sp.Abs: abs,
+    sp.sign: mpmath.sign,
+    sp.sin: mpmath.sin,
+    sp.cos: mpmath.cos,
+    sp.tan: mpmath.tan,
+    sp.exp: mpmath.exp,
+    sp.log: mpmath.log,
+}
 
 
 @dataclass(frozen=True)
@@ -83,10 +93,9 @@ def _compare_scalars(a: sp.Expr, b: sp.Expr, domains: dict[str, str], points: in
     difference = a - b
     if difference == 0:
         return Comparison(True, "identical")
-    symbols = {s: domains.get(s.name, "real") for s in difference.free_symbols}
-    if not symbols:
-        return Comparison(False, "it differs from the expected expression by a constant")
-    exact = _rational_verdict(difference, list(symbols), seed)
+    if not difference.free_symbols:
+        return _constant_verdict(difference)
+    exact = _rational_verdict(difference, list(difference.free_symbols), seed)
     if exact is not None:
         return exact
     beyond = _beyond_sampling(a) or _beyond_sampling(b)
@@ -101,6 +110,9 @@ def _compare_scalars(a: sp.Expr, b: sp.Expr, domains: dict[str, str], points: in
             "it is not exactly the expected expression, and it holds a constant "
             "too large or too small to compare by value",
         )
+    # both sides' symbols, not only the difference's: one that cancels (c in s*cos(|k| w) + c*sin(k w)
+    # against s*cos(k w) + c*sin(k w)) still needs a value to evaluate either side
+    symbols = {s: domains.get(s.name, "real") for s in a.free_symbols | b.free_symbols}
     agreeing = 0
     with mpmath.workdps(DIGITS):
         for point in sample(symbols, points, seed=seed):
@@ -131,9 +143,19 @@ def _proved(difference: sp.Expr) -> bool | None:
         return None
     if simplified == 0:
         return True
-    if simplified.is_number and simplified.is_finite and simplified.is_zero is False:
-        return False
+    if simplified.is_number and simplified.is_finite:
+        return constant_is_zero(simplified)
     return None
+
+
+def _constant_verdict(difference: sp.Expr) -> Comparison:
+    zero = constant_is_zero(difference)
+    if zero is None:
+        # neither shown nonzero nor proved 0: a human decides, never a tolerance
+        raise OutOfTime("cannot decide whether a constant is 0")
+    if zero:
+        return Comparison(True, "the difference is a constant proved to be 0")
+    return Comparison(False, "it differs from the expected expression by a constant")
 
 
 def _real_difference(difference: sp.Expr, point: dict) -> bool:

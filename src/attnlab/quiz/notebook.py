@@ -39,6 +39,7 @@ SHIPPED = (
     "answers",
     "bank",
     "check",
+    "constants",
     "deadline",
     "definitions",
     "domains",

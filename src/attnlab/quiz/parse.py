@@ -25,6 +25,7 @@ MAX_INT_DIGITS = 30
 MAX_DECIMAL_DIGITS = 500  # 1e-400 is kept exactly; 1e-5000 is refused, not rounded to 0
 MAX_RESULT_DIGITS = 5000  # a numeric power may not produce a number longer than this
 MAX_SYMBOLIC_EXPONENT = 100  # (x+y)**N is expanded later; N beyond this only costs time
+MAX_MATRIX_POWER = 8  # P^2 reads as P*P; no step of these proofs needs more
 MAX_MATRIX_SIDE = 8
 
 
@@ -353,7 +354,7 @@ class _Builder:
         if _is_matrix(exponent):
             raise Unreadable("a matrix cannot be an exponent")
         if _is_matrix(base):
-            raise Unreadable("powers of matrices are not part of these answers")
+            return self._matrix_power(base, exponent)
         if exponent.is_Number:
             size = abs(float(exponent))
             if base.is_Number and base != 0:
@@ -368,6 +369,14 @@ class _Builder:
             if abs(float(result.exp)) > MAX_SYMBOLIC_EXPONENT:
                 raise Unreadable("an exponent in the answer is too large")
         return result
+
+    def _matrix_power(self, base, exponent):
+        """``P^2`` is ``P*P`` (SPEC: ``^`` raises to a power): a whole power >= 1 of a square matrix."""
+        if not (exponent.is_Integer and 1 <= exponent <= MAX_MATRIX_POWER):
+            raise Unreadable(f"a matrix can be raised only to a whole power from 1 to {MAX_MATRIX_POWER}")
+        if base.shape[0] != base.shape[1]:
+            raise Unreadable("only a square matrix can be raised to a power")
+        return sp.MatMul(*[base] * int(exponent)).doit() if exponent > 1 else base
 
     def _Call(self, node: ast.Call):
         if not isinstance(node.func, ast.Name):

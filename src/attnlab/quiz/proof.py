@@ -408,9 +408,10 @@ def _folds() -> dict[tuple, sp.MatrixSymbol]:
     return out
 
 
-def check_chain(steps: list, *, start, seed: int = 0) -> list[StepVerdict]:
+def check_chain(steps: list, *, start, seed: int = 0, writes_identity: tuple[bool, ...] = ()) -> list[StepVerdict]:
     """Check ``start = steps[0] = steps[1] = …`` step by step: each step equal to the one before
-    and reached from it by at most ``steps.MAX_RULES`` stated rules."""
+    and reached from it by at most ``steps.MAX_RULES`` stated rules; ``writes_identity`` says which
+    steps write an I out (sympy drops it as it reads them)."""
     bind()
     verdicts = []
     previous = start
@@ -419,7 +420,14 @@ def check_chain(steps: list, *, start, seed: int = 0) -> list[StepVerdict]:
         reason = result.how if result.equal else (explain(step, previous) or result.how)
         ok = result.equal
         if ok:
-            rules = rules_between(previous, step, permutation=M[PERMUTATION], identity=IDENTITY, folds=FOLDS)
+            rules = rules_between(
+                previous,
+                step,
+                permutation=M[PERMUTATION],
+                identity=IDENTITY,
+                folds=FOLDS,
+                writes_identity=index <= len(writes_identity) and writes_identity[index - 1],
+            )
             if rules is not None and rules > MAX_RULES:
                 ok, reason = (
                     False,

@@ -3,9 +3,9 @@
 A chain is right only when each step follows from the one before by at most ``MAX_RULES`` of
 these rules (regrouping a product is free):
 
-- ``P^T P = I`` or ``P P^T = I``: a pair of P and its transpose side by side becomes ``I``, or
-  goes away;
-- ``M I = M``: an identity goes away;
+- ``P^T P = I`` or ``P P^T = I``: a pair of P and its transpose side by side becomes ``I``;
+- ``M I = M``: an identity goes away (so cancelling a pair and dropping its I are two rules, as
+  the prompt lists them);
 - a definition folded back into its name: ``X W_Q`` is ``Q``, ``A V`` is ``Z``, ``softmax(S)`` is
   ``A``;
 - ``softmax(P M P^T) = P softmax(M) P^T`` (a row-wise softmax commutes with permuting rows and
@@ -13,8 +13,8 @@ these rules (regrouping a product is free):
 
 The count is the fewest rules that take both sides to one common form, each side only by applying
 the rules above (never by writing a definition out, which is the same rule read backwards). So
-``P A (P^T P) V = P A V`` is one rule, while ``P A P^T P V = P P^T P Z`` takes three (two to
-reach ``P Z`` from the left, one from the right): a padded leap, refused.
+``P A (P^T P) V = P A V`` is two rules, while ``P A P^T P V = P Z`` takes three (the pair, its I,
+the fold of ``A V``): a leap, refused.
 """
 
 from __future__ import annotations
@@ -48,15 +48,26 @@ def _factors(expr) -> tuple:
     return state[1] if state else (expr,)
 
 
-def _reductions(state: State, *, permutation, identity, folds: dict) -> Iterator[State]:
-    """Every form one rule takes ``state`` to."""
+def _reductions(state: State, *, permutation, identity, folds: dict, vanish: int) -> Iterator[tuple[State, int]]:
+    """Every form one rule takes ``state`` to, with the rules it costs (1; ``vanish`` for a pair
+    that goes away with its I)."""
+    for reduced in _one_rule(state, permutation=permutation, identity=identity, folds=folds):
+        yield reduced, 1
+    coeff, fs = state
+    p, pt = permutation, permutation.T
+    for k in range(len(fs) - 1):
+        if {fs[k], fs[k + 1]} == {p, pt}:
+            yield (coeff, fs[:k] + fs[k + 2 :] if len(fs) > 2 else (identity,)), vanish
+
+
+def _one_rule(state: State, *, permutation, identity, folds: dict) -> Iterator[State]:
     coeff, fs = state
     p, pt = permutation, permutation.T
     for k, factor in enumerate(fs):
         if factor == identity and len(fs) > 1:
             yield coeff, fs[:k] + fs[k + 1 :]
         if k + 1 < len(fs) and {factor, fs[k + 1]} == {p, pt}:
-            yield coeff, fs[:k] + fs[k + 2 :] if len(fs) > 2 else (identity,)
+            # P^T P becomes I; dropping that I is a second rule, as the prompt lists them
             yield coeff, fs[:k] + (identity,) + fs[k + 2 :]
         if fs[k : k + 2] in folds:
             yield coeff, fs[:k] + (folds[fs[k : k + 2]],) + fs[k + 2 :]
@@ -76,23 +87,29 @@ def _reachable(expr, limit: int, **rules) -> dict[State, int]:
         return {}
     seen = {start: 0}
     frontier = [start]
-    for depth in range(1, limit + 1):
+    while frontier:
         nxt = []
         for state in frontier:
-            for reduced in _reductions(state, **rules):
-                if reduced not in seen:
+            for reduced, cost in _reductions(state, **rules):
+                depth = seen[state] + cost
+                if depth <= limit and depth < seen.get(reduced, limit + 1):
                     seen[reduced] = depth
                     nxt.append(reduced)
         frontier = nxt
     return seen
 
 
-def rules_between(a, b, *, permutation, identity, folds: dict, limit: int = MAX_RULES) -> int | None:
+def rules_between(
+    a, b, *, permutation, identity, folds: dict, limit: int = MAX_RULES, writes_identity: bool = False
+) -> int | None:
     """The fewest rules joining ``a`` and ``b`` when at most ``limit``; ``limit + 1`` when more;
-    None when a side is a sum (then only equality is checked)."""
+    None when a side is a sum (then only equality is checked).
+
+    sympy drops an I as it reads a product, so a pair that goes away costs two rules (the pair
+    becomes I, the I is dropped), or one when ``writes_identity``: the step wrote that I out."""
     if _state(a) is None or _state(b) is None:
         return None
-    rules = {"permutation": permutation, "identity": identity, "folds": folds}
+    rules = {"permutation": permutation, "identity": identity, "folds": folds, "vanish": 1 if writes_identity else 2}
     left, right = _reachable(a, limit, **rules), _reachable(b, limit, **rules)
     joins = [left[s] + right[s] for s in left.keys() & right.keys()]
     best = min(joins, default=limit + 1)
@@ -106,23 +123,26 @@ class Written:
     factors: int  # matrix names written, I included
     transposes: int
     transposed_product: bool  # a product holding the permutation transposed as a whole: (P K)^T
+    scalars: int = 0  # scalar names and numbers written (d_k/d_k is 1 to sympy, two names to a reader)
 
     @property
     def size(self) -> int:
-        return self.factors + self.transposes
+        return self.factors + self.transposes + self.scalars
 
 
 def written(text: str, ns: Namespace, *, permutation: str = "P") -> Written:
     """Count what ``text`` (already readable by :func:`parse.parse`) writes out."""
     tree = ast.parse(rewrite(text, (), ns.known()).text.strip(), mode="eval")
-    factors = transposes = 0
+    factors = transposes = scalars = 0
     transposed_product = False
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in ns.matrices:
             factors += 1
+        elif isinstance(node, ast.Constant) or isinstance(node, ast.Name) and node.id in ns.scalars:
+            scalars += 1
         if isinstance(node, ast.Attribute) and node.attr == "T":
             transposes += 1
             transposed_product |= isinstance(node.value, ast.BinOp) and any(
                 isinstance(n, ast.Name) and n.id == permutation for n in ast.walk(node.value)
             )
-    return Written(factors, transposes, transposed_product)
+    return Written(factors, transposes, transposed_product, scalars)

@@ -3,7 +3,7 @@
 Without an id the numbers are the notes' own (``quiz/definitions.yaml``: ``illustration.inputs``);
 with one, each input is redrawn as ``illustration.variants`` says, from a generator seeded by the
 id, until every quantity listed under ``nontrivial`` keeps two significant digits away from 0 and 1
-at its decimals. Keys are recomputed from the numbers, never pasted.
+at its decimals, and each listed under ``distinct`` stays apart from its known wrong answers. Keys are recomputed from the numbers, never pasted.
 """
 
 from __future__ import annotations
@@ -61,7 +61,11 @@ def _illustration(student: str | None, defs: Definitions) -> Illustration:
         inputs = {name: _draw(rng, spec.inputs[name], how) for name, how in spec.variants.items()}
         inputs = {**spec.inputs, **inputs}
         values = illustration_values(defs, inputs)
-        if all(nontrivial(values[q], d) for q, d in spec.nontrivial.items()):
+        if all(nontrivial(values[q], d) for q, d in spec.nontrivial.items()) and all(
+            apart(values[q], values[other], spec.nontrivial.get(q, 2))
+            for q, others in spec.distinct.items()
+            for other in others
+        ):
             return Illustration(inputs, values, student)
     raise RuntimeError(f"no variant for {student!r} keeps {sorted(spec.nontrivial)} nontrivial")
 
@@ -71,6 +75,11 @@ def nontrivial(value: sp.Expr, decimals: int) -> bool:
     x = abs(float(sp.N(value, 30)))
     floor = 10.0 ** (1 - decimals)
     return x >= floor and abs(1 - x) >= floor
+
+
+def apart(value: sp.Expr, other: sp.Expr, decimals: int) -> bool:
+    """At least two units of the last decimal apart: no rounding of one is accepted for the other."""
+    return abs(float(sp.N(value - other, 30))) >= 2 * 10.0**-decimals
 
 
 def _draw(rng: random.Random, shape_of: Any, how: dict[str, Any]) -> list[list[Any]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .. import proof
@@ -39,7 +40,8 @@ class Chain(Kind):
             parts, steps = parts[1:], steps[1:]
         if not steps:
             return Verdict(WRONG, "Not finished: that is only the start; write the steps from it to the end.")
-        for verdict in proof.check_chain(steps, start=start, seed=seed_of(item.id, answer)):
+        identities = tuple(re.search(r"(?<![A-Za-z0-9_])I(?![A-Za-z0-9_])", p) is not None for p in parts)
+        for verdict in proof.check_chain(steps, start=start, seed=seed_of(item.id, answer), writes_identity=identities):
             if not verdict.ok:
                 return Verdict(
                     WRONG,

@@ -7,13 +7,15 @@ from typing import Any
 
 from ..bank import Item
 from ..parse import Unreadable
-from ..verdict import UNREADABLE, Verdict, WRONG, right
+from ..verdict import Verdict, WRONG, right
 from .base import Element, Kind, Writer
 
 
 def labels(answer: str, item: Item) -> list[str]:
-    """The option labels in an answer such as ``b``, ``a, c`` or ``c a d b``."""
+    """The option labels in an answer such as ``b``, ``a, c``, ``c a d b``, ``(b)`` or ``[a, c]``."""
     text = answer.strip().lower()
+    if text.startswith("[") and text.endswith("]"):  # a list of labels, as Python would write it
+        text = text[1:-1].strip()
     found = re.findall(r"[a-z]", text) if re.fullmatch(r"[a-z]+", text) else re.split(r"[\s,;]+", text)
     found = [f.strip("()") for f in found if f]
     unknown = [f for f in found if f not in item.options]
@@ -44,7 +46,8 @@ class Choice(Kind):
         chosen = self.read(item, answer)
         key = keys(item)
         if not item.multiple and len(chosen) != 1:
-            return Verdict(UNREADABLE, "Cannot read this answer: choose exactly one option.")
+            # readable, and not the answer: SPEC keeps "cannot read" for syntax and unknown names
+            return Verdict(WRONG, "Not right: this question has exactly one right option; choose one.")
         if sorted(set(chosen)) == sorted(key):
             return right(item)
         notes = [f"({c}) {item.option_feedback[c]}" for c in chosen if c not in key and c in item.option_feedback]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Callable
 
@@ -10,7 +11,7 @@ import sympy as sp
 from ..bank import Item
 from ..domains import make_symbol
 from ..equivalence import Comparison
-from ..parse import Namespace, parse
+from ..parse import CONSTANTS, FUNCTIONS, Namespace, parse
 from ..verdict import Verdict, WRONG
 
 
@@ -27,6 +28,29 @@ def namespace(item: Item) -> Namespace:
 @lru_cache(maxsize=None)
 def parsed_key(item: Item):
     return parse(str(item.key), namespace(item))
+
+
+HIDDEN_DOMAIN = "real"
+
+
+@lru_cache(maxsize=None)
+def hidden_symbols(item: Item) -> dict[str, str]:
+    """The names ``stands_for`` uses that an answer may not (each a real number), with their domain."""
+    names = {n for text in item.stands_for.values() for n in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)}
+    return {n: HIDDEN_DOMAIN for n in sorted(names - set(item.symbols) - set(FUNCTIONS) - set(CONSTANTS))}
+
+
+@lru_cache(maxsize=None)
+def _stand_ins(item: Item) -> dict:
+    scalars = dict(namespace(item).scalars)
+    scalars.update({n: make_symbol(n, d) for n, d in hidden_symbols(item).items()})
+    ns = Namespace(scalars=scalars)
+    return {scalars[name]: parse(text, ns) for name, text in item.stands_for.items()}
+
+
+def put_in(item: Item, expr):
+    """``expr`` with each symbol of ``stands_for`` replaced by what it stands for."""
+    return expr.xreplace(_stand_ins(item)) if item.stands_for else expr
 
 
 def known_wrong(item: Item, got, same: Callable[..., Comparison], ns: Namespace | None = None) -> str | None:

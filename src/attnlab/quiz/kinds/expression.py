@@ -10,7 +10,7 @@ from ..equivalence import Comparison, compare
 from ..parse import CONSTANTS, FUNCTIONS, parse
 from ..verdict import UNREADABLE, Verdict, quote, reason, right, wrong
 from .base import Kind
-from .common import known_wrong, namespace, not_simplest, parsed_key, sides
+from .common import hidden_symbols, known_wrong, namespace, not_simplest, parsed_key, put_in, sides
 
 SYNTAX = {
     "symbolic": "an expression: `*` (or a space) multiplies, `**` or `^` raises to a power, "
@@ -21,7 +21,7 @@ SYNTAX = {
 
 
 class Expression(Kind):
-    fields = ("key", "symbols", "feedback", "simplest", "holds", "where")
+    fields = ("key", "symbols", "feedback", "simplest", "holds", "where", "stands_for")
 
     def __init__(self, name: str):
         self.syntax = SYNTAX[name]
@@ -32,14 +32,15 @@ class Expression(Kind):
     def check(self, item: Item, answer: str, student: str | None) -> Verdict:
         got = self.read(item, answer)
         seed = seed_of(item.id, answer)
-        result = compare(got, parsed_key(item), domains=item.symbols, seed=seed)
+        domains = {**item.symbols, **hidden_symbols(item)}
+        result = compare(put_in(item, got), put_in(item, parsed_key(item)), domains=domains, seed=seed)
         if result.equal:
             return not_simplest(item, got, "simplify it further") or right(item)
         if not result.evaluable:
             return Verdict(UNREADABLE, f"Cannot read this answer: '{quote(answer)}' {result.how}.")
 
         def same(a, b) -> Comparison:
-            return compare(a, b, domains=item.symbols, thorough=False, seed=seed)
+            return compare(put_in(item, a), put_in(item, b), domains=domains, thorough=False, seed=seed)
 
         return wrong(known_wrong(item, got, same) or reason(result))
 
@@ -48,6 +49,10 @@ class Expression(Kind):
 
     def verify(self, item: Item, defs: Any) -> str | None:
         """The key satisfies ``holds`` over the definitions' domains, and the item's domains are theirs."""
+        stray = sorted(set(item.stands_for) - set(item.symbols))
+        if stray:
+            return f"'stands_for' names {stray}, which are not among the item's symbols"
+        put_in(item, parsed_key(item))  # a stand-in that cannot be read fails here, not on a student
         for symbol, domain in item.symbols.items():
             if symbol in item.where:
                 continue

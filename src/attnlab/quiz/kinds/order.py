@@ -6,7 +6,7 @@ import itertools
 from typing import Any
 
 from ..bank import Item
-from ..verdict import UNREADABLE, Verdict, WRONG, right
+from ..verdict import Verdict, WRONG, right
 from .base import Kind
 from .choice import labels
 
@@ -25,7 +25,8 @@ class Order(Kind):
         chosen = self.read(item, answer)
         key = list(item.key)
         if sorted(chosen) != sorted(key):
-            return Verdict(UNREADABLE, f"Cannot read this answer: use each of {', '.join(key)} once.")
+            # readable, and not an order of the steps; the labels sorted, never in the key's order
+            return Verdict(WRONG, f"Not right: put every step in, each once: {', '.join(sorted(key))}.")
         if chosen == key:
             return right(item)
         first = next(i for i, (c, k) in enumerate(zip(chosen, key)) if c != k)
