@@ -22,8 +22,9 @@ def test_caret_T_is_transpose_not_power():
     """Is `K^T` read as a transpose (and converted before `^` becomes `**`)?"""
     assert normalise("K^T*P^T") == "K.T*P.T"
     assert normalise("x^Tau") == "x**Tau"
+    ns = proof.namespace()  # binds the proof's symbols (proof.M) to the active definitions first
     K, P = proof.M["K"], proof.M["P"]
-    assert parse("K^T*P^T", proof.namespace()) == K.T * P.T
+    assert parse("K^T*P^T", ns) == K.T * P.T
 
 
 def test_decimals_are_exact():
