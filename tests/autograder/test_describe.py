@@ -293,3 +293,10 @@ def test_does_an_unnamed_axis_read_naturally(got, right, sums_to_one, words):
     assert words in text, text
     for garbled in ("axis 0 axis", "axis 1 axis", "the axis", "every axis", "odd axis", "even axis", "axis 0 i "):
         assert garbled not in text, text
+
+
+def test_do_weights_that_all_sum_to_the_same_wrong_total_say_it_once():
+    """Rows of 0 where weights should be read "sums to 0", not "sums from 0 to 0"."""
+    right = _weights((3, 4))
+    text = difference(np.zeros_like(right), right, axes=("query", "key"), sums_to_one=-1).text
+    assert "(sums to 0)" in text and "from 0 to 0" not in text, text

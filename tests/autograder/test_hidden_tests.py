@@ -270,3 +270,19 @@ def test_is_a_negative_key_offset_written_as_a_subtraction(test_files):
     with pytest.raises(AssertionError) as raised:
         testfiles.call_case(case, {"rope": lambda X, base=10000.0: X + np.arange(len(X))[:, None]})
     assert "key position m - 3 " in str(raised.value) and "+ -" not in str(raised.value), raised.value
+
+
+def test_is_a_checker_that_ignores_perms_told_the_outputs_were_equal(test_files):
+    """A checker that tries its own permutations instead of those given says False where f is
+    invariant under the given ones: the facts say the outputs were equal, not "differ by at most 0"."""
+    own = _checker("invariant", lambda a, b, atol: np.allclose(a, b, atol=atol, rtol=1e-9))
+
+    def is_permutation_invariant(f, X, perms=None, atol=1e-8):
+        return own(f, X, None, atol)
+
+    score, possible, messages = _score(
+        test_files, {"is_permutation_invariant": is_permutation_invariant}, "is_permutation_invariant"
+    )
+    assert score < possible, messages
+    assert any("f(P X) equals f(X) exactly for every permutation in perms" in m for m in messages), messages
+    assert not any("at most 0 " in m for m in messages), messages

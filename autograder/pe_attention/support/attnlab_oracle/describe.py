@@ -182,7 +182,10 @@ def _sums(got, expected, axis, axes, atol):
     if np.allclose(sums, 1.0, atol=1e-6):
         return None
     along = _axis(axes, got.ndim, axis).whole
-    text = f"does not sum to 1 along {along} (sums from {float(sums.min()):.3g} to {float(sums.max()):.3g})"
+    low, high = f"{float(sums.min()):.3g}", f"{float(sums.max()):.3g}"
+    text = (
+        f"does not sum to 1 along {along} (" + (f"sums to {low}" if low == high else f"sums from {low} to {high}") + ")"
+    )
     # slices of nothing but 0 where the right ones have weight (an exp that underflowed): said as
     # such, not as a normalisation, which a slice with no weight left says nothing about
     empty = np.all(got == 0, axis=axis, keepdims=True) & ~np.all(expected == 0, axis=axis, keepdims=True)

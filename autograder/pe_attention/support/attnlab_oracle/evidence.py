@@ -76,6 +76,8 @@ def question(kind, probe, X, perms, kwargs):
         text = (
             f"f(P X) and {wanted} differ by at most {largest:.1g} for every permutation {where} (outputs up to "
             f"{size:.2g})"
+            if largest
+            else f"f(P X) equals {wanted} exactly for every permutation {where}"
         )
         if largest > atol:
             text += f" (more than atol={atol:g}, but within the round-off of numbers this large: atol + rtol*|b|)"
