@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["meaning"]
+__all__ = ["meaning", "public_name"]
 
 _MEANINGS = [
     (
@@ -55,6 +55,14 @@ _MEANINGS = [
         "arrays joined by concatenate or stack do not have matching shapes",
     ),
     (r"division by zero", "a division by zero"),
+    (
+        r"could not broadcast input array from shape (\(.*?\)) into shape (\(.*?\))",
+        "an array of shape {0} was stored into a place of shape {1} (a slice or an output array): they must fit",
+    ),
+    (
+        r"Cannot cast ufunc '(\w+)' output from dtype\('(\w+)'\) to dtype\('(\w+)'\)",
+        "an in-place {0} would store {1} values in an {2} array, which cannot hold them",
+    ),
 ]
 
 
@@ -66,3 +74,13 @@ def meaning(e: BaseException) -> str | None:
         if found:
             return sentence.format(*(g.strip() for g in found.groups()))
     return None
+
+
+def public_name(e: BaseException) -> str:
+    """The exception's class name as a student can look it up: numpy raises private subclasses
+    (``_UFuncOutputCastingError``), which are shown by their first public base (``TypeError``). The
+    engine's ``StudentError``, which stands in for the student's class on this side, is no such base."""
+    for cls in type(e).__mro__:
+        if not cls.__name__.startswith("_") and cls.__name__ != "StudentError":
+            return cls.__name__
+    return type(e).__name__

@@ -116,7 +116,7 @@ def _from_engine(e):
 def _raised(e):
     # a plain sentence in numpy's place where one is known (it keeps the sizes numpy gives)
     message = errors.meaning(e) or str(e).strip()
-    return f"{type(e).__name__}: {defuse(message)}" if message else type(e).__name__
+    return f"{errors.public_name(e)}: {defuse(message)}" if message else errors.public_name(e)
 
 
 class _Seen:

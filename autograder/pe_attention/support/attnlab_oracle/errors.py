@@ -9,9 +9,9 @@ from the traceback inside the sandbox (``student_line``: cell, line, text), or, 
 
 import traceback
 
-from attnlab.grade.meanings import meaning
+from attnlab.grade.meanings import meaning, public_name
 
-__all__ = ["meaning", "where"]
+__all__ = ["meaning", "public_name", "where"]
 
 
 def where(e, fn):
