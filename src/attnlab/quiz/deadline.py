@@ -8,6 +8,7 @@ its budget, so the same answer gets the same verdict on a quiet and on a loaded 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -38,6 +39,18 @@ def _fire(signum, frame):
     raise OutOfTime("out of CPU time")
 
 
+def _quiet_hook(previous):
+    """An unraisable-exception hook that drops OutOfTime: one raised in a finaliser or a garbage
+    collector callback is swallowed by Python and raised again by the next repeat, so reporting it
+    would only print noise (and a hook that formats a traceback would itself be interrupted)."""
+
+    def hook(unraisable):
+        if not isinstance(unraisable.exc_value, OutOfTime):
+            previous(unraisable)
+
+    return hook
+
+
 @contextmanager
 def cap(seconds: float) -> Iterator[None]:
     """Raise :class:`OutOfTime` inside the block once it has used ``seconds`` of CPU time.
@@ -53,6 +66,8 @@ def cap(seconds: float) -> Iterator[None]:
     if end <= now:
         raise OutOfTime("out of CPU time")
     previous = signal.signal(signal.SIGPROF, _fire)
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = _quiet_hook(previous_hook)
     _ends.append(end)
     signal.setitimer(signal.ITIMER_PROF, end - now, REPEAT_SECONDS)
     try:
@@ -61,5 +76,6 @@ def cap(seconds: float) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_PROF, 0)
         _ends.pop()
         signal.signal(signal.SIGPROF, previous)
+        sys.unraisablehook = previous_hook
         if _ends:  # re-arm the enclosing cap with what is left of it
             signal.setitimer(signal.ITIMER_PROF, max(_ends[-1] - cpu_seconds(), 1e-4), REPEAT_SECONDS)
