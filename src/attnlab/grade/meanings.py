@@ -8,8 +8,9 @@ error (``messages``) and the oracle's calls (``attnlab_oracle.errors``).
 from __future__ import annotations
 
 import re
+from typing import Callable
 
-__all__ = ["meaning", "public_name"]
+__all__ = ["meaning", "public_name", "said"]
 
 _MEANINGS = [
     (
@@ -84,3 +85,11 @@ def public_name(e: BaseException) -> str:
         if not cls.__name__.startswith("_") and cls.__name__ != "StudentError":
             return cls.__name__
     return type(e).__name__
+
+
+def said(e: BaseException, *, clean: Callable[[str], str] = str) -> str:
+    """``Name: sentence`` for a student's error: the plain sentence where one is known (it keeps the
+    sizes numpy gives), else the error's own text, either passed through ``clean`` (it may quote what
+    the student's code put in the error); the name alone if there is no text."""
+    message = clean(meaning(e) or str(e).strip())
+    return f"{public_name(e)}: {message}" if message else public_name(e)

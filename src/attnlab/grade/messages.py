@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .meanings import meaning, public_name
+from .meanings import said
 from .session import SandboxDied, StudentError, StudentTimeout
 
 MAX_MESSAGE = 600
@@ -64,9 +64,7 @@ def _ending(text: str, more: str) -> str:
 
 
 def _kind(exc: BaseException) -> str:
-    # a plain sentence in place of numpy's text where one is known (it keeps the shapes numpy gives)
-    message = meaning(exc) or str(exc).strip()
-    return f"{public_name(exc)}: {message}" if message else public_name(exc)
+    return said(exc)
 
 
 def _cap(text: str) -> str:

@@ -114,9 +114,8 @@ def _from_engine(e):
 
 
 def _raised(e):
-    # a plain sentence in numpy's place where one is known (it keeps the sizes numpy gives)
-    message = errors.meaning(e) or str(e).strip()
-    return f"{errors.public_name(e)}: {defuse(message)}" if message else errors.public_name(e)
+    # defused: the sentence may quote text the student's code put in the error
+    return errors.said(e, clean=defuse)
 
 
 class _Seen:

@@ -9,9 +9,9 @@ from the traceback inside the sandbox (``student_line``: cell, line, text), or, 
 
 import traceback
 
-from attnlab.grade.meanings import meaning, public_name
+from attnlab.grade.meanings import meaning, said
 
-__all__ = ["meaning", "public_name", "where"]
+__all__ = ["meaning", "said", "where"]
 
 
 def where(e, fn):
