@@ -92,6 +92,20 @@ def test_output_projection_and_value_width(multi_head_attention):
     X, W_Q, W_K, W_V, W_O = _weights(5, 6, 4, 3, 43, v_width=6)
     _check(multi_head_attention, X, W_Q, W_K, W_V, W_O, 2, None,
            "2-head attention with X (5, 6), W_Q and W_K (6, 4), W_V (6, 6) and W_O (6, 3)")
+    # a width 2 heads do not divide: the docstring's heads take width // 2 columns each and leave the last
+    # unused. An error is let pass (a split written with reshape needs a width the heads divide, as many
+    # libraries require); a result must be the docstring's
+    X, W_Q, W_K, W_V, W_O = _weights(4, 6, 5, 3, 44, v_width=6)
+    try:
+        got = oracle.call(multi_head_attention, X, W_Q, W_K, W_V, W_O, 2)
+    except AssertionError:  # the student's code raised (the engine's own errors are not AssertionErrors)
+        got = None
+    if got is not None:
+        oracle.assert_close(
+            got, oracle.multi_head_attention(X, W_Q, W_K, W_V, W_O, 2),
+            "2-head attention with X (4, 6), W_Q and W_K (6, 5), W_V (6, 6) and W_O (6, 3) (each head takes "
+            "W_Q.shape[1] // 2 = 2 columns of W_Q and W_K; the fifth is unused)",
+            partial(oracle.multi_head_attention_variants, X, W_Q, W_K, W_V, W_O, 2, None))
 
 
 @test_case(points=1, hidden=True)

@@ -29,7 +29,9 @@ def test_shapes_scale_and_mask(scaled_dot_product_attention):
                          "scaled_dot_product_attention")
     assert out.shape == (2, 5), f"output for Q (2, 3), K (4, 3), V (4, 5) has shape {out.shape}, expected (2, 5)"
     assert weights.shape == (2, 4), f"weights for 2 queries and 4 keys have shape {weights.shape}, expected (2, 4)"
-    assert np.allclose(weights, 0.25) and np.allclose(out, 1.0), "equal scores must give equal weights 1/4"
+    assert np.allclose(weights, 0.25), f"Q and K all zeros give equal scores, so every weight must be 1/4; got {_got(weights)}"
+    assert np.allclose(out, 1.0), (
+        f"with every weight 1/4 (right) and V all ones, every output entry must be 1 (weights @ V); got {_got(out)}")
     K = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
     _, w = _pair(scaled_dot_product_attention(np.array([[1.0, 0.0]]), K, np.ones((3, 4))),
                  "scaled_dot_product_attention")
@@ -104,6 +106,11 @@ def test_square_scores(scaled_dot_product_attention):
     # while the weights stay those of the first four columns (softmax ignores a shift of its whole row)
     Q, K = (np.hstack([A, np.full((4, 1), 60.0)]) for A in (Q, K))
     _check(scaled_dot_product_attention, Q, K, V, None, "attention with scores near 1600 (Q, K (4, 5), V (4, 3))")
+    # only queries 0 and 1 get the column of 60: their scores are near 1600 and those of queries 2 and 3
+    # are small, so that each row's softmax must stand on its own row's scores
+    Q[2:, -1] = 0.0
+    _check(scaled_dot_product_attention, Q, K, V, None,
+           "attention where queries 0 and 1 have scores near 1600 and queries 2 and 3 scores near 0")
 
 
 @test_case(points=1, hidden=True)
@@ -117,6 +124,14 @@ def test_mask(scaled_dot_product_attention):
         oracle.assert_unchanged(scaled_dot_product_attention, Q, K, V, mask=mask)
     Q, K, V = _qkv(5, 5, 3, 3, 25)
     _check(scaled_dot_product_attention, Q, K, V, oracle.causal_mask(5), "attention with a (5, 5) causal mask")
+    # key 0, which the mask blocks, has a score near 1800 above the others: blocked, it may take no
+    # weight however large its score, and the keys left share every query's weight
+    Q, K = (np.hstack([A, np.full((5, 1), 60.0)]) for A in (Q, K))
+    K[1:, -1] = 0.0
+    mask = np.ones((5, 5), dtype=bool)
+    mask[:, 0] = False
+    _check(scaled_dot_product_attention, Q, K, V, mask,
+           "attention where key 0 is blocked for every query and has a score near 1800, far above the others")
     # a query the mask lets attend to no key: no key may take any of its weight. Its row is 0; nan (a
     # softmax dividing 0 by 0) or an error for this degenerate query is let pass, as the stubs leave it open
     Q, K, V = _qkv(4, 5, 3, 2, 30)

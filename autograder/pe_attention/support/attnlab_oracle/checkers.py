@@ -161,6 +161,9 @@ def battery(kind):
     if kind == EQUIVARIANT:
         return common + [
             (rows["small offsets"], None, {"atol": 1e-2}),
+            # differences of at most 4e-3 on rows near 100, within atol=1e-2: a checker that ignores atol
+            # says False, one that takes it as relative (1e-2 * 100) True
+            (rows["large rows, offsets 1e-3"], None, {"atol": 1e-2}),
             (attn["self-attention"], cycles, {}),
             (rows["first row offset"], [(0, 1, 3, 2, 4), (1, 0, 2, 3, 4)], {}),
         ]
@@ -425,7 +428,13 @@ def simulations(kind):
         ),
         "atol ignored": (
             "compare within the `atol` you are given: np.allclose(a, b, atol=atol)",
-            [dict(tol=1e-8), dict(tol=1e-5), dict(tol=1.0, given_only=True), dict(atol_as_rtol=True)],
+            [dict(tol=1e-8), dict(tol=1e-5), dict(tol=1.0, given_only=True)],
+        ),
+        # its own mistake, not "atol ignored": such a checker does use atol, and is told what it does
+        "atol taken as a relative tolerance": (
+            "atol bounds each entry's difference absolutely, |a - b| <= atol + rtol*|b|: "
+            "np.allclose(a, b, atol=atol), not rtol=atol (np.allclose's third argument) or atol*|b|",
+            [dict(atol_as_rtol=True)],
         ),
         SINGLE: (
             SINGLE_WHY,

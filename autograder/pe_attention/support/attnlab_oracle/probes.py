@@ -131,6 +131,12 @@ def position_offsets(X, offsets):
     return X + np.asarray(offsets, dtype=np.float64)[:, None]
 
 
+def large_rows_offsets(X, offsets):
+    """100 + X[i] + offsets[i]: rows far from 0, where a tolerance taken relative to the values (atol
+    * |b|) is a hundred times atol, and one that ignores atol is tighter than it."""
+    return position_offsets(X + 100.0, offsets)
+
+
 def scale_first_row(X, factor):
     """Row 0 scaled by ``factor``: moved rows come out up to that factor apart, far beyond round-off."""
     out = np.array(X, dtype=np.float64)
@@ -413,6 +419,12 @@ def _row_probes(n):
         "small offsets": Probe(
             "adding offsets of at most 1e-4 * (n - 1) to the rows",
             functools.partial(position_offsets, offsets=[1e-4 * k for k in range(n)]),
+            False,
+            False,
+        ),
+        "large rows, offsets 1e-3": Probe(
+            "adding 100 and offsets of 1e-3 * k to row k",
+            functools.partial(large_rows_offsets, offsets=[1e-3 * k for k in range(n)]),
             False,
             False,
         ),
