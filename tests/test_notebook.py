@@ -95,3 +95,12 @@ def test_does_the_first_cell_take_otters_notebook_where_otter_is_installed(tmp_p
 )
 def test_is_a_cell_left_out_of_the_rerun_only_when_it_does_nothing_but_check(cell, only):
     assert notebook.only_checks(cell) is only
+
+
+def test_does_a_check_outside_a_notebook_or_without_tests_say_what_to_do(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    notebook.Notebook(tests_dir="tests").check("softmax")  # no IPython shell runs this test
+    assert "elsewhere, run `attnlab check`" in capsys.readouterr().err
+    monkeypatch.setattr(notebook, "history", lambda: ['grader.check("softmax")'])
+    notebook.Notebook(tests_dir="tests").check("softmax")
+    assert "open the notebook in the folder you unzipped" in capsys.readouterr().err
