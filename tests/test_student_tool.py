@@ -7,6 +7,7 @@ folder unzipped from the student zip, as a student's fresh environment would run
 import base64
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -162,3 +163,27 @@ def test_does_the_wheel_bring_a_kernel_for_the_notebook(wheel, dist):
     assert "ipykernel" in required
     notebook = json.loads(zipfile.ZipFile(dist / "student.zip").read(f"{paths.ASSIGNMENT}/{paths.ASSIGNMENT}.ipynb"))
     assert notebook["metadata"]["kernelspec"]["name"] == "python3"  # the name ipykernel registers
+
+
+def _requires(wheel: Path) -> dict[str, str | None]:
+    """{dependency: the extra that asks for it, or None for the base install} from the wheel's METADATA."""
+    name = f"{student_tool.NAME}-{student_tool.__version__}.dist-info"
+    meta = zipfile.ZipFile(wheel).read(f"{name}/METADATA").decode()
+    found: dict[str, str | None] = {}
+    for line in meta.splitlines():
+        if line.startswith("Requires-Dist:"):
+            spec, _, marker = line.split(":", 1)[1].partition(";")
+            extra = marker.split("extra ==", 1)[1].strip().strip("'\"") if "extra ==" in marker else None
+            found[re.match(r"\s*([A-Za-z0-9_.-]+)", spec).group(1).lower()] = extra
+    return found
+
+
+def test_does_the_base_install_leave_otter_to_the_otter_extra(wheel):
+    """The notebook's grader.check needs no otter (the kit's checker stands in): otter-grader's ~50
+    packages come only with `attnlab_student[otter]`, for those who want otter's own check."""
+    requires = _requires(wheel)
+    assert requires["otter-grader"] == "otter"
+    base = {name for name, extra in requires.items() if extra is None}
+    assert {"ipykernel", "numpy", "matplotlib", "sympy"} <= base
+    name = f"{student_tool.NAME}-{student_tool.__version__}.dist-info"
+    assert "Provides-Extra: otter" in zipfile.ZipFile(wheel).read(f"{name}/METADATA").decode()

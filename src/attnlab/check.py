@@ -89,6 +89,13 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
     except (OSError, ValueError) as e:  # paths.CourseError is a ValueError
         print(f"attnlab check: {e}", file=sys.stderr)
         return 2
+    return run(path=path, tests_dir=tests_dir, question=question)
+
+
+def run(*, path: Path, tests_dir: Path, question: str | None = None, show_errors: bool = True) -> int:
+    """Check ``path`` against the public tests in ``tests_dir`` and print the results (``main``'s
+    exit codes). ``show_errors=False`` leaves out the errors met while executing the submission
+    (the notebook's own check: its cells showed them when they ran)."""
     from . import userfiles
     from .grade import launch, preloads, source
     from .grade.limits import Limits
@@ -142,7 +149,7 @@ def main(*, submission: Path | None = None, question: str | None = None, assignm
             return 2
     finally:
         zygote.close()
-    for err in report.errors:
+    for err in report.errors if show_errors else ():
         print(f"error while running {path.name}: {err}")
     failed = 0
     for q in report.questions:

@@ -21,9 +21,12 @@ from pathlib import Path
 from . import __version__, atomic, paths
 
 NAME = "attnlab_student"
-# What the student commands import; for the notebook: otter-grader (grader.check), matplotlib (plots)
-# and ipykernel, the kernel that runs it (otter asks for one only in its grading extra)
-DEPENDENCIES = ("numpy", "sympy", "pyyaml", "click", "nbformat", "otter-grader", "matplotlib", "ipykernel")
+# What the student commands import, and for the notebook matplotlib (its plots) and ipykernel (the
+# kernel that runs it). Its grader.check falls back to the kit's own checker (attnlab.notebook)
+# without otter-grader, whose ~50 further packages (pandas, nbconvert, ...) `[otter]` adds for those who
+# want otter's own grader.check, as Gradescope and `otter run` have it.
+DEPENDENCIES = ("numpy", "sympy", "pyyaml", "click", "nbformat", "matplotlib", "ipykernel")
+EXTRAS = {"otter": ("otter-grader",)}
 _PACKAGE = Path(__file__).resolve().parent
 _DATE = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same sources give the same wheel
 
@@ -32,8 +35,8 @@ def wheel_name() -> str:
     return f"{NAME}-{__version__}-py3-none-any.whl"
 
 
-def _requirements() -> list[str]:
-    """The student dependencies with the version ranges the tool itself declares (extras dropped)."""
+def _requirements(names: tuple[str, ...]) -> list[str]:
+    """``names`` with the version ranges the tool itself declares (extras dropped)."""
     declared = {}
     try:
         requires = importlib.metadata.requires("attnlab") or []
@@ -47,7 +50,7 @@ def _requirements() -> list[str]:
             continue
         name = named.group(0)
         declared[name.lower()] = re.sub(r"\[[^\]]*\]", "", req)
-    return [declared.get(name, name) for name in DEPENDENCIES]
+    return [declared.get(name, name) for name in names]
 
 
 def _metadata() -> dict[str, str]:
@@ -58,8 +61,11 @@ def _metadata() -> dict[str, str]:
         f"Version: {__version__}",
         "Summary: Attention Lab for students: attnlab check (public tests) and attnlab quiz (practice)",
         "Requires-Python: >=3.10",
-        *(f"Requires-Dist: {r}" for r in _requirements()),
+        *(f"Requires-Dist: {r}" for r in _requirements(DEPENDENCIES)),
     ]
+    for extra, names in EXTRAS.items():
+        meta.append(f"Provides-Extra: {extra}")
+        meta += [f'Requires-Dist: {r}; extra == "{extra}"' for r in _requirements(names)]
     return {
         f"{info}/METADATA": "\n".join(meta) + "\n",
         f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: attnlab build\nRoot-Is-Purelib: true\nTag: py3-none-any\n",

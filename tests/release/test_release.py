@@ -95,7 +95,7 @@ def test_does_the_notebook_check_each_question_right_after_defining_it(fresh):
 
     nb = nbformat.reads(fresh[f"{paths.ASSIGNMENT}.ipynb"], as_version=4)
     sources = [c.source for c in nb.cells if c.cell_type == "code"]
-    assert "otter.Notebook" in sources[0]
+    assert "from otter import Notebook" in sources[0]
     for q in (p.stem for p in paths.tests_dir().glob("*.py")):
         defining = next(i for i, s in enumerate(sources) if f"def {q}(" in s)
         assert sources[defining + 1] == f'grader.check("{q}")'

@@ -10,7 +10,15 @@ import nbformat
 from ..grade import source
 from . import solution
 
-GRADER_INIT = '# Initialize Otter\nimport otter\ngrader = otter.Notebook(tests_dir="tests")'
+# otter's Notebook where otter is installed (Gradescope, `otter run`, the student tool's [otter] extra):
+# grading behaves as with a plain `import otter`; elsewhere the kit's checker (attnlab.notebook)
+GRADER_INIT = """\
+# Initialize the checker: otter-grader's when installed, otherwise attnlab's (same public tests)
+try:
+    from otter import Notebook
+except ImportError:
+    from attnlab.notebook import Notebook
+grader = Notebook(tests_dir="tests")"""
 
 
 def notebook(
