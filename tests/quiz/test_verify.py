@@ -175,6 +175,8 @@ DEFINITION_CORRUPTIONS = {
     "a quantity": ("score12: (X1*W_Q)*(X2*W_K)^T", "score12: (X1*W_Q)*(X1*W_K)^T"),
     "a scaled quantity": ("scaled21: score21/sqrt(2)", "scaled21: score21/2"),
     "how variants are drawn": ("W_Q: {integers: [1, 3]}", "W_Q: {integers: [0, 0]}"),
+    "a quantity kept nontrivial": ("nontrivial: {score12: 2", "nontrivial: {score13: 2"),
+    "a known wrong answer kept apart": ("[score11, score21, score22]", "[score11, score21x, score22]"),
 }
 
 
@@ -235,3 +237,19 @@ def test_show_and_check_use_the_named_courses_numbers(new_course, tmp_path, monk
     assert "[0.20, 1.30]" in shown.output
     assert CliRunner().invoke(main, ["quiz", "--course", str(course), "check", "score-12", "23.11"]).exit_code == 0
     assert CliRunner().invoke(main, ["quiz", "--course", str(course), "check", "score-12", "21.97"]).exit_code == 1
+
+
+def test_a_misspelt_quantity_name_is_refused_by_name(new_course, tmp_path, monkeypatch):
+    """Does verify say which name under `nontrivial` or `distinct` is no quantity, rather than fail
+    each numeric item with a bare KeyError?"""
+    course = tmp_path / "course"
+    shutil.copytree(new_course, course)
+    path = course / "quiz" / "definitions.yaml"
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("score21, score22]", "score21x, score22]"), encoding="utf-8"
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = _verify_from_elsewhere(course, elsewhere, monkeypatch)
+    assert result.exit_code == 1
+    assert "score21x" in result.output and "KeyError" not in result.output, result.output[-2000:]

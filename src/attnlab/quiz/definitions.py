@@ -89,6 +89,8 @@ def _load(path: Path, stamp: tuple[int, int] | None) -> Definitions:
             raise BankError(f"{path.name}: function {name} needs 'args' and one of 'is' or 'cases'")
     matrices = data.get("matrices") or {}
     ill = data.get("illustration")
+    if ill:
+        _check_quantity_names(path.name, ill)
     return Definitions(
         source=path,
         required=tuple(data.get("required") or ()),
@@ -108,6 +110,20 @@ def _load(path: Path, stamp: tuple[int, int] | None) -> Definitions:
             distinct={str(k): tuple(str(x) for x in v) for k, v in (ill.get("distinct") or {}).items()},
         ),
     )
+
+
+def _check_quantity_names(file: str, ill: dict[str, Any]) -> None:
+    """Refuse a name under ``nontrivial`` or ``distinct`` that is no quantity of the illustration:
+    a misspelt one would otherwise guard nothing, or stop every numeric item with a bare KeyError."""
+    known = set(ill.get("quantities") or {})
+    named = [*(ill.get("nontrivial") or {}), *(ill.get("distinct") or {})]
+    named += [other for others in (ill.get("distinct") or {}).values() for other in others or ()]
+    unknown = sorted({str(n) for n in named} - known)
+    if unknown:
+        raise BankError(
+            f"{file}: illustration: {', '.join(unknown)} named under nontrivial or distinct, but not among "
+            f"its quantities ({', '.join(sorted(known))})"
+        )
 
 
 # The fields of definitions.yaml; None: names of the author's choosing (symbols, functions, ...).
