@@ -23,7 +23,7 @@ import weakref
 import numpy as np
 
 from . import errors, mistakes
-from .describe import difference
+from .describe import Relation, difference
 
 ATOL = 1e-8
 RTOL = 1e-6
@@ -47,6 +47,7 @@ __all__ = [
     "assert_shape",
     "assert_close",
     "assert_close_in_turn",
+    "same_whatever",
     "STALE_LABEL",
     "matches",
     "defuse",
@@ -445,12 +446,15 @@ _STRUCTURAL = {
 _SHORT = 160
 
 
-def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL, *, axes=(), sums_to_one=None, regions=()):
+def assert_close(
+    value, expected, what, variants=(), atol=ATOL, rtol=RTOL, *, axes=(), sums_to_one=None, regions=(), relation=None
+):
     """Raise an AssertionError saying how ``value`` differs from ``expected`` when it is not close.
 
     The message says first what differs (``describe.difference``: ``axes`` names the result's last
     axes, ``sums_to_one`` the axis its weights must sum to 1 along, ``regions`` parts the test knows
-    of), then names a mistake only when the result matches it. ``variants`` is a sequence of
+    of, ``relation`` a function of the result giving a relation the test knows how to read, e.g.
+    ``angles.pe_reading``, asked first), then names a mistake only when the result matches it. ``variants`` is a sequence of
     ``(name, explanation, array)``, or a function returning one (called only when the result is
     wrong): a result that matches exactly one name (of any shape) is named; one that matches several
     is described and the names listed. An array of None is a variant this case rules out by another
@@ -474,7 +478,9 @@ def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL, *, ax
     found = _explaining(found, checked, got, sums_to_one)
     if not axes and got.ndim == expected.ndim == 2:
         axes = ("row", "column")
-    relation = difference(got, expected, axes=axes, sums_to_one=sums_to_one, regions=regions, atol=atol, rtol=rtol)
+    relation = (relation(got) if relation is not None else None) or difference(
+        got, expected, axes=axes, sums_to_one=sums_to_one, regions=regions, atol=atol, rtol=rtol
+    )
     if not found and relation.kind in _STRUCTURAL:
         found = dict([_STRUCTURAL[relation.kind]])
     if len(found) == 1:
@@ -575,10 +581,39 @@ def _alike(got, wrong):
     return matches(got, wrong)
 
 
+def same_whatever(fn, inputs, special, words, noun="inputs"):
+    """A ``relation`` for ``assert_close``: the result is ``special(shape)`` (``words`` says what
+    that is, e.g. "the identity matrix"), and so is ``fn``'s result on each of ``inputs`` (one
+    argument each) where it is: a result that does not follow its input is said so, with the inputs
+    it was tried on. Called only when a result is wrong."""
+
+    def relation(got):
+        if not _close(got, np.asarray(special(got.shape), dtype=np.float64), ATOL, RTOL):
+            return None
+        alike = [x for x in inputs if _is_special(fn, x, special)]
+        text = f"is {words}"
+        if len(alike) == len(inputs) > 1:
+            shown = ", ".join(_describe(x) for x in inputs)
+            text += f", and so is its result for each of the {len(inputs)} {noun} tried here ({shown})"
+        return Relation("special", text)
+
+    return relation
+
+
+def _is_special(fn, x, special):
+    try:
+        got = np.asarray(fn(_fresh(fn, x)), dtype=np.float64)
+    except Exception as e:  # raising here is reported where a test meets it
+        if _from_engine(e):
+            raise
+        return False
+    return _close(got, np.asarray(special(got.shape), dtype=np.float64), ATOL, RTOL)
+
+
 STALE_LABEL = "a result kept from an earlier call"
 
 
-def assert_close_in_turn(fn, calls, *, axes=()):
+def assert_close_in_turn(fn, calls, *, axes=(), relation=None):
     """Make ``calls`` one after another in one process and check each as ``assert_close`` does:
     ``calls`` holds ``(args, kwargs, expected, variants)``. A function may keep what it worked out,
     but the promise holds for every call. A wrong result is first tested for what it owes to the
@@ -586,7 +621,8 @@ def assert_close_in_turn(fn, calls, *, axes=()):
     named, since that call shows the function can compute the right one; one that a second call with
     the same arguments, made at once, does not repeat depends on the calls before it, and is said so
     before any formula is matched. Only those two messages list the earlier calls that could matter
-    (those of the same shapes, made by any test in this process)."""
+    (those of the same shapes, made by any test in this process). ``relation``, given a call's
+    arguments, gives ``assert_close``'s ``relation`` for that call."""
     earlier = []  # (shown, expected) of the calls made so far, all of them right
     for args, kwargs, expected, variants in calls:
         shown = show_call(fn, args, kwargs)
@@ -611,7 +647,8 @@ def assert_close_in_turn(fn, calls, *, axes=()):
             )
         # the same wrong result again: history does not explain it, and listing it would invite a
         # search for state the function does not keep
-        assert_close(got, expected, shown, variants, axes=axes)
+        reading = relation(*args, **kwargs) if relation is not None else None
+        assert_close(got, expected, shown, variants, axes=axes, relation=reading)
         earlier.append((shown, expected))
 
 
