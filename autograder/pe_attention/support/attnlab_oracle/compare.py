@@ -523,14 +523,24 @@ def _explaining(found, checked, got, sums_to_one):
 
 def advice(name, why):
     """What to do about the mistake ``name``: ``why`` the first time a message of the function
-    called last names it, "as above" after that (the feedback shows a function's rows in order, and
-    the same advice on each of them only makes them long)."""
+    called last names it, its short form (``brief``) after that. Each test is a box of its own on
+    Gradescope, so a later one cannot point to "above"; the same advice in full on each of them
+    only makes them long."""
     seen = _LAST[0]
     if seen is None or name not in seen.explained:
         if seen is not None:
             seen.explained.add(name)
         return why
-    return "as above"
+    return brief(why)
+
+
+def brief(why):
+    """``why`` in short, for the rows after the first: its last clause (after the last ": " or
+    "; "), usually what to do, without a closing one-word aside such as "(np.allclose)"; ``why`` itself when that
+    clause would not read on its own (too short, or a bracket left open)."""
+    last = re.sub(r" \([^() ]*\)$", "", re.split(r": |; ", why)[-1])
+    whole = all(last.count(a) == last.count(b) for a, b in ("()", "[]"))
+    return last if whole and len(last) >= 12 else why
 
 
 def holds_elsewhere(seen, label):
