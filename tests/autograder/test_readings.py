@@ -42,7 +42,7 @@ def test_is_a_table_at_wrongly_spaced_positions_told_which_positions_its_rows_ho
 
     messages = _messages(test_files, {"sinusoidal_pe": sinusoidal_pe}, "sinusoidal_pe")
     spaced = [m for m in messages if "sinusoidal_pe(7, 8)" in m]
-    assert spaced and "1.1666" in spaced[0] and "position" in spaced[0], messages
+    assert spaced and "1.167" in spaced[0] and "position" in spaced[0], messages
     assert not any("wrong on every position but the first" in m for m in messages), messages
 
 
@@ -109,7 +109,7 @@ def test_is_a_table_read_as_positions_or_rates_only_when_they_rebuild_it(name):
         positions = [float(p) for p in said.split(", ")]
         assert np.allclose(_table(positions, 8, 10000.0), wrong, atol=1e-4)
         return
-    width = re.search(r"its rates are base\*\*\(-2i/(\d+)\)", relation.text)
+    width = re.search(r"by base\*\*\(-2i/(\d+)\) per position", relation.text)
     assert relation.kind == "rates" and width, relation.text
     rates = 10000.0 ** (-2 * np.arange(4) / int(width.group(1)))
     angles_ = np.arange(7)[:, None] * rates

@@ -69,7 +69,7 @@ def _rope_angles(got, X):
 
 
 def _list(values, limit=7):
-    shown = [f"{v:.6g}" for v in values]
+    shown = [f"{v:.6g}" if abs(v) >= 100 else f"{v:.4g}" for v in values]
     if len(shown) > limit:
         shown = [*shown[:3], "...", *shown[-2:]]
     return ", ".join(shown)
@@ -152,8 +152,8 @@ def _fit_width(found, base):
 
 
 def _rates_text(found, rates, d, base, count, pair, width_name):
-    wrong = [k for k in range(len(rates)) if not math.isclose(found[k], rates[k], rel_tol=1e-9)]
-    text = f"turns each {pair} at a steady rate per position, but not at base**(-2i/{d:g})"
+    """``pair`` names pair i ("pair i (columns 2i, 2i+1)")."""
+    right = f"base**(-2i/{d:g})"
     fitted = _fit_width(found, base)
     if fitted is not None and np.allclose(fitted[1], found, rtol=1e-9):
         width = fitted[0]
@@ -163,21 +163,24 @@ def _rates_text(found, rates, d, base, count, pair, width_name):
         if math.isclose(other, round(other), rel_tol=1e-9) and (
             round(other) == DEFAULT_BASE or not math.isclose(width, round(width), rel_tol=1e-9)
         ):
-            return f"{text}: its rates are those of base = {round(other)}"
+            return f"turns {pair} at the rate base = {round(other)} gives, not base = {base:g}"
         if math.isclose(width, round(width), rel_tol=1e-9):
             rounded = round(width)
             # a size of the call that equals the width, said only when it is the one size that does:
             # two that coincide (n = d_model - 1) would point at one of them by chance
             sizes = [f"the number of {count[1]}"] * (rounded == count[0]) + [f"{width_name} - 1"] * (rounded == d - 1)
             known = f" ({rounded} is {sizes[0]})" if len(sizes) == 1 else ""
-            return f"{text}: its rates are base**(-2i/{rounded}), those of {width_name} = {rounded}{known}"
-        return f"{text}: its rates are base**(-2i/{width:.4g})"
+            return (
+                f"turns {pair} by base**(-2i/{rounded}) per position, the rate of {width_name} = {rounded}{known}, "
+                f"not {right}"
+            )
+        return f"turns {pair} by base**(-2i/{width:.4g}) per position, not {right}"
     if np.allclose(found, found[0], rtol=1e-9):
-        return f"{text}: every pair turns by {found[0]:.6g} per position"
-    shown = _list(found)
+        return f"turns every pair by {found[0]:.4g} per position, where {pair} should turn by {right}"
+    wrong = [k for k in range(len(rates)) if not math.isclose(found[k], rates[k], rel_tol=1e-9)]
     which = ", ".join(str(k) for k in wrong[:6]) + (", ..." if len(wrong) > 6 else "")
-    differ = f"pair{'s' if len(wrong) > 1 else ''} {which} differ{'' if len(wrong) > 1 else 's'}"
-    return f"{text}: its rates are {shown} for pairs 0 to {len(found) - 1} ({differ})"
+    plural = "s" if len(wrong) > 1 else ""
+    return f"turns pairs 0 to {len(found) - 1} by {_list(found)} per position: pair{plural} {which} not by {right}"
 
 
 def _rebuilds(built, got):
@@ -222,7 +225,7 @@ def pe_reading(seq_len, d_model, base=10000.0, *, positions=None):
         base,
         holds="has in its rows the encodings of",
         count=(seq_len, "positions"),
-        pair="pair of columns (2i, 2i+1)",
+        pair="pair i (columns 2i, 2i+1)",
         width_name="d_model",
     )
 
@@ -247,6 +250,6 @@ def rope_reading(X, base=10000.0):
         base,
         holds="turns its rows by the angles of",
         count=(n, "rows"),
-        pair="pair of coordinates (2i, 2i+1)",
+        pair="pair i (coordinates 2i, 2i+1)",
         width_name="d",
     )

@@ -78,14 +78,23 @@ def _describe(value):
     return repr(value)[:40]
 
 
+def _named(k, value):
+    """One argument: an array as its name and shape ("X (5, 6)", "mask (3, 5) boolean"), short
+    enough that a call of six arrays stays readable; anything else as ``name=value``."""
+    shown = _describe(value)
+    if isinstance(value, np.ndarray) and shown.startswith("a ") and shown.endswith(" array"):
+        return f"{k} {shown[2:-6]}"
+    return f"{k}={shown}"
+
+
 def show_call(fn, args, kwargs):
-    """``name(param=value, ...)`` with arrays shown by shape, never by value."""
+    """``name(X (5, 6), d_model=7)``: the call, with arrays shown by shape, never by value."""
     name = getattr(fn, "__name__", "the function")
     try:
         bound = inspect.signature(fn).bind(*args, **kwargs).arguments
-        parts = [f"{k}={_describe(v)}" for k, v in bound.items()]
+        parts = [_named(k, v) for k, v in bound.items()]
     except (TypeError, ValueError):
-        parts = [_describe(a) for a in args] + [f"{k}={_describe(v)}" for k, v in kwargs.items()]
+        parts = [_describe(a) for a in args] + [_named(k, v) for k, v in kwargs.items()]
     return f"{name}({', '.join(parts)})"
 
 
