@@ -111,7 +111,7 @@ def test_is_a_result_that_changes_with_call_history_said_so_before_any_formula()
     )
     assert "looks like" not in text and "depends on the calls made before it" in text, text
     # every earlier call of those shapes is listed, the one that filled the cache among them
-    assert text.count("add_table(E=a (3, 2) array, base=50.0)") == 2 and "base=10.0" in text, text
+    assert text.count("add_table(E (3, 2), base=50.0)") == 2 and "base=10.0" in text, text
 
 
 def test_is_a_result_kept_from_an_earlier_call_still_named_as_such():

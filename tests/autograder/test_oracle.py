@@ -386,3 +386,35 @@ def test_is_a_raising_call_named_only_by_the_one_mistake_that_raises_the_same():
             W_O,
             2,
         )
+
+
+def _six_arrays():
+    rng = np.random.default_rng(3)
+    return tuple(rng.normal(size=s) for s in ((5, 6), (6, 4), (6, 4), (6, 6), (6, 3))) + (2,)
+
+
+def test_is_a_call_of_several_arrays_said_by_name_and_shape_in_a_short_line():
+    """A hidden test's call of multi_head_attention names each argument and its shape, in a line a
+    student can read at a glance (not "X=a (5, 6) array" six times over)."""
+    from attnlab_oracle.compare import show_call
+
+    def multi_head_attention(X, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+        return X
+
+    shown = show_call(multi_head_attention, _six_arrays(), {"mask": np.ones((5, 5), dtype=bool)})
+    for name, shape in (("X", "(5, 6)"), ("W_Q", "(6, 4)"), ("W_V", "(6, 6)"), ("W_O", "(6, 3)"), ("mask", "(5, 5)")):
+        assert f"{name} {shape}" in shown, shown
+    assert "num_heads=2" in shown and "boolean" in shown and len(shown) <= 120, shown
+
+
+def test_is_a_public_tests_call_of_several_arrays_said_by_name_and_shape_in_a_short_line():
+    """The same for the call a public test made in the sandbox (the engine's handle on the function)."""
+    import inspect
+
+    from attnlab.grade.session import StudentFunction
+
+    names = ["X", "W_Q", "W_K", "W_V", "W_O", "num_heads"]
+    params = [[n, int(inspect.Parameter.POSITIONAL_OR_KEYWORD), False, None] for n in names]
+    fn = StudentFunction(None, "multi_head_attention", params, 1.0)  # type: ignore[arg-type]
+    shown = fn._describe(_six_arrays(), {})
+    assert "X (5, 6)" in shown and "W_O (6, 3)" in shown and "num_heads=2" in shown and len(shown) <= 100, shown

@@ -47,3 +47,34 @@ def test_does_a_renamed_feedback_keep_the_name_as_text(tmp_path):
     found = tokens((folder / "feedback.md").read_text())
     assert headings(found) == ["Feedback for " + WHO]
     assert score_lines(found) == ["Score: 1 / 2"]
+
+
+def test_is_a_message_repeated_by_tests_of_one_function_said_once_with_every_test_it_belongs_to():
+    """Six hidden tests of a checker that returns None fail with the same sentence: feedback.md says
+    it once and names all six tests; another function's same sentence stays its own, and so does a
+    public test's (the student sees those before grades are published)."""
+    from attnlab.grade.runner import CaseResult, QuestionResult, Report
+
+    said = "is_permutation_invariant should return a bool, got NoneType"
+
+    def case(question, n, hidden=True, message=said):
+        return CaseResult(question, f"{question} - {n}", 1.0, hidden, False, message)
+
+    inv = [case("is_permutation_invariant", 1, hidden=False)] + [
+        case("is_permutation_invariant", n) for n in range(2, 8)
+    ]
+    inv.insert(3, case("is_permutation_invariant", 9, message="another sentence"))
+    eq = [case("is_permutation_equivariant", 2)]
+    graded = Report(
+        "s",
+        "s.py",
+        [
+            QuestionResult("is_permutation_invariant", 8, False, inv),
+            QuestionResult("is_permutation_equivariant", 1, False, eq),
+        ],
+    )
+    text = report.feedback_md(graded, "s")
+    assert text.count(said) == 3, text  # the public test, the six hidden ones, the other function
+    grouped = next(line for line in text.splitlines() if "is_permutation_invariant - 2" in line)
+    assert all(f"is_permutation_invariant - {n}" in grouped for n in range(2, 8)) and "6" in grouped, grouped
+    assert "another sentence" in text

@@ -40,3 +40,23 @@ def test_is_an_error_named_by_a_class_a_student_can_look_up():
     crossed = student_exception("_UFuncOutputCastingError", "TypeError", "cannot cast")
     assert public_name(crossed) == "TypeError"
     assert public_name(student_exception("NotMyFault", "Exception", "no")) == "NotMyFault"
+
+
+def test_is_a_mask_of_the_wrong_size_said_with_both_sizes():
+    """`scores[~mask] = -inf` with an (n, m) mask on a (b, n, m) array: the mask's size and the
+    array's, not numpy's words about a boolean axis."""
+    said = meaning(_raised(lambda: np.zeros((2, 3, 5))[np.ones((3, 5), dtype=bool)]))
+    assert said is not None and "3" in said and "2" in said and "corresponding boolean axis" not in said
+
+
+def test_is_an_einsum_given_too_many_axes_said_plainly():
+    """`np.einsum("nd,md->nm", Q, K)` on batched Q and K: says the array has more axes than the
+    subscripts name, not numpy's 'ellipsis provided to broadcast'."""
+    said = meaning(_raised(lambda: np.einsum("nd,md->nm", np.ones((2, 3, 4)), np.ones((2, 5, 4)))))
+    assert said is not None and "axes" in said and "ellipsis provided" not in said
+
+
+def test_is_len_of_a_single_number_said_plainly():
+    """`len(np.array(3.0))`: a number has no length, said without numpy's 'unsized object'."""
+    said = meaning(_raised(lambda: len(np.array(3.0))))
+    assert said is not None and "number" in said and "unsized" not in said

@@ -6,6 +6,11 @@ import numpy as np
 from otter.test_files import test_case
 
 
+def _got(P):
+    """The submission's result, in words when it is the identity (what [0, 1, 2] gave just before)."""
+    if np.shape(P) == (3, 3) and np.array_equal(P, np.eye(3)):
+        return "the identity matrix, as for [0, 1, 2]"
+    return str(np.round(np.asarray(P, dtype=np.float64), 3).tolist())
 name = "permutation_matrix"
 
 
@@ -14,8 +19,9 @@ def test_identity_and_example(permutation_matrix):
     P = np.asarray(permutation_matrix([0, 1, 2]))
     assert P.shape == (3, 3), f"permutation_matrix([0, 1, 2]) has shape {P.shape}, expected (3, 3)"
     assert np.allclose(P, np.eye(3)), "the identity permutation [0, 1, 2] gives the identity matrix"
-    assert np.allclose(permutation_matrix([1, 2, 0]), [[0, 1, 0], [0, 0, 1], [1, 0, 0]]), (
+    P = np.asarray(permutation_matrix([1, 2, 0]))
+    assert np.allclose(P, [[0, 1, 0], [0, 0, 1], [1, 0, 0]]), (
         "permutation_matrix([1, 2, 0]) should have rows [0, 1, 0], [0, 0, 1], [1, 0, 0]: row i has its 1 in "
-        "column perm[i], so (P @ X)[i] = X[perm[i]]")
+        f"column perm[i], so (P @ X)[i] = X[perm[i]]; got {_got(P)}")
 
 

@@ -31,12 +31,13 @@ def test_values(add_positional_encoding):
     for n, d, seed in [(5, 8, 0), (9, 5, 1)]:
         E = _embeddings(n, d, seed)
         oracle.assert_close(oracle.call(add_positional_encoding, E), E + oracle.pe(n, d),
-                            f"add_positional_encoding on a ({n}, {d}) input", partial(oracle.add_pe_variants, E), axes=AXES)
+                            f"add_positional_encoding on a ({n}, {d}) input", partial(oracle.add_pe_variants, E), axes=AXES,
+                            relation=oracle.add_pe_reading(E))
     # whole-number embeddings as integers: the result is float64 all the same (no truncation)
     E = np.arange(12).reshape(3, 4)
     oracle.assert_close(oracle.call(add_positional_encoding, E), E + oracle.pe(3, 4),
                         "add_positional_encoding on an integer (3, 4) input", partial(oracle.add_pe_variants, E.astype(float)),
-                        axes=AXES)
+                        axes=AXES, relation=oracle.add_pe_reading(E))
 
 
 @test_case(points=1, hidden=True)
@@ -44,9 +45,9 @@ def test_base_and_no_mutation(add_positional_encoding):
     E = _embeddings(6, 4, 2)
     got, changed = oracle.call_noting_changes(add_positional_encoding, E, base=50.0)
     oracle.assert_close(got, E + oracle.pe(6, 4, 50.0), "add_positional_encoding(E, base=50.0)",
-                        partial(oracle.add_pe_variants, E, 50.0), axes=AXES)
+                        partial(oracle.add_pe_variants, E, 50.0), axes=AXES, relation=oracle.add_pe_reading(E, 50.0))
     oracle.assert_not_changed(changed, add_positional_encoding, E, base=50.0)
     # the same sizes with the other base, after base=50: every call must use its own base
     oracle.assert_close_in_turn(add_positional_encoding, [((E,), {"base": b}, E + oracle.pe(6, 4, b),
                                                            partial(oracle.add_pe_variants, E, b)) for b in (10000.0, 50.0)],
-                                axes=AXES)
+                                axes=AXES, relation=oracle.add_pe_reading)

@@ -36,16 +36,17 @@ def test_shape_and_example(rope):
 def test_values(rope):
     X = np.random.default_rng(80).normal(size=(6, 8))
     got, changed = oracle.call_noting_changes(rope, X)
-    oracle.assert_close(got, oracle.rope(X), "rope of a (6, 8) input", partial(oracle.rope_variants, X), axes=AXES)
+    oracle.assert_close(got, oracle.rope(X), "rope of a (6, 8) input", partial(oracle.rope_variants, X), axes=AXES,
+                        relation=oracle.rope_reading(X))
     oracle.assert_not_changed(changed, rope, X)
     # whole numbers as integers: turned as floats all the same (no truncation)
     X = np.arange(8).reshape(2, 4)
     oracle.assert_close(oracle.call(rope, X), oracle.rope(X.astype(float)), "rope of an integer (2, 4) input",
-                        partial(oracle.rope_variants, X.astype(float)), axes=AXES)
+                        partial(oracle.rope_variants, X.astype(float)), axes=AXES, relation=oracle.rope_reading(X))
     # one process, two bases in both orders: every call must use its own base
     X = np.random.default_rng(81).normal(size=(5, 4))
     oracle.assert_close_in_turn(rope, [((X,), {"base": b}, oracle.rope(X, b), partial(oracle.rope_variants, X, b))
-                                       for b in (100.0, 10000.0, 100.0)], axes=AXES)
+                                       for b in (100.0, 10000.0, 100.0)], axes=AXES, relation=oracle.rope_reading)
 
 
 @test_case(points=1, hidden=True)

@@ -41,14 +41,16 @@ def test_rows_zero_and_one(sinusoidal_pe):
 def test_values(sinusoidal_pe):
     for seq_len, d_model in [(7, 8), (12, 20)]:
         oracle.assert_close(oracle.call(sinusoidal_pe, seq_len, d_model), oracle.pe(seq_len, d_model),
-                            f"sinusoidal_pe({seq_len}, {d_model})", partial(oracle.pe_variants, seq_len, d_model), axes=AXES)
+                            f"sinusoidal_pe({seq_len}, {d_model})", partial(oracle.pe_variants, seq_len, d_model), axes=AXES,
+                            relation=oracle.pe_reading(seq_len, d_model))
 
 
 @test_case(points=1, hidden=True)
 def test_odd_d_model(sinusoidal_pe):
     refused = {ValueError: ("an odd d_model not handled", "an odd d_model works: its last column is a sine without a cosine partner")}
     oracle.assert_close(oracle.call_refused(refused, sinusoidal_pe, 6, 7), oracle.pe(6, 7),
-                        "sinusoidal_pe(6, 7) (odd d_model: the last column is a sine)", partial(oracle.pe_variants, 6, 7), axes=AXES)
+                        "sinusoidal_pe(6, 7) (odd d_model: the last column is a sine)", partial(oracle.pe_variants, 6, 7), axes=AXES,
+                        relation=oracle.pe_reading(6, 7))
 
 
 @test_case(points=1, hidden=True)
@@ -57,7 +59,8 @@ def test_custom_base(sinusoidal_pe):
     # every call must give its own arguments' table
     calls = [(9, 6, 100.0), (9, 6, 10000.0), (9, 6, 100.0), (4, 6, 100.0), (9, 4, 100.0), (9, 4, 10000.0)]
     oracle.assert_close_in_turn(sinusoidal_pe, [((n, d), {"base": b}, oracle.pe(n, d, b),
-                                                 partial(oracle.pe_variants, n, d, b)) for n, d, b in calls], axes=AXES)
+                                                 partial(oracle.pe_variants, n, d, b)) for n, d, b in calls], axes=AXES,
+                                relation=oracle.pe_reading)
 
 
 @test_case(points=1, hidden=True)
@@ -65,4 +68,5 @@ def test_large_positions(sinusoidal_pe):
     positions = [1000, 2500, 4999, 5000]
     expected = oracle.pe_rows(positions, 10)
     got = oracle.assert_shape(oracle.call(sinusoidal_pe, 5001, 10), (5001, 10), "sinusoidal_pe(5001, 10)")
-    oracle.assert_close(got[positions], expected, "sinusoidal_pe(5001, 10) at rows 1000, 2500, 4999, 5000", axes=AXES)
+    oracle.assert_close(got[positions], expected, "sinusoidal_pe(5001, 10) at rows 1000, 2500, 4999, 5000", axes=AXES,
+                        relation=oracle.pe_reading(5001, 10, positions=positions))

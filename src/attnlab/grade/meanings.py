@@ -48,6 +48,18 @@ _MEANINGS = [
     ),
     (r"too many indices for array", "an array was indexed with more indices than it has axes"),
     (
+        r"boolean index did not match indexed array along axis (\d+); size of axis is (\d+) but size of "
+        r"corresponding boolean axis is (\d+)",
+        "a True/False mask used as an index has {2} entries where the array it selects from has {1} (axis {0}): "
+        "a mask must have the shape of the axes it selects",
+    ),
+    (
+        r"operand has more dimensions than subscripts given in einstein sum",
+        'np.einsum was given an array with more axes than its subscripts name ("nd" for an array of 3 axes, '
+        'say); "..." in the subscripts stands for any leading axes',
+    ),
+    (r"len\(\) of unsized object", "len() was given a single number (an array of no axes), which has no length"),
+    (
         r"truth value of an array with more than one element is ambiguous",
         "an `if`, `while`, `and`, `or` or `not` was given an array of several values, where one True or False is needed",
     ),

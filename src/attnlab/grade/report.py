@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from .. import atomic
 
 if TYPE_CHECKING:  # (the runner imports numpy: the batch needs this module before that)
-    from .runner import Report
+    from .runner import CaseResult, Report
 
 ENGINE = "attnlab"
 # statuses in results.json's extra_data: only "not graded" (the grading itself failed) has no total
@@ -182,12 +182,18 @@ def feedback_md(report: Report, who: str | None = None) -> str:
             "Anything defined before an error still counts; what the failing statement "
             "(and, in a notebook, the rest of its cell) would have defined does not."
         )
-    failed = [(q, c) for q in report.questions for c in q.cases if not c.passed]
+    failed = [c for q in report.questions for c in q.cases if not c.passed]
     if failed:
         out += ["", "## What failed", ""]
-        for _, c in failed:
+        for alike in _alike(failed):
+            c = alike[0]
             kind = "hidden test" if c.hidden else "public test"
-            out.append(f"- **{c.name}** ({kind}, {_pts(c.points)} pt):")
+            if len(alike) == 1:
+                out.append(f"- **{c.name}** ({kind}, {_pts(c.points)} pt):")
+            else:
+                names = ", ".join(f"**{a.name}**" for a in alike)
+                points = _pts(sum(a.points for a in alike))
+                out.append(f"- {names} ({len(alike)} {kind}s, {points} pt together; the same message):")
             out += quoted(c.message or "failed", indent="  ")
             if c.note:
                 out.append(f"  {c.note}")  # the kit's own words, naming the kit's functions
@@ -200,6 +206,16 @@ def feedback_md(report: Report, who: str | None = None) -> str:
         for n in report.notes:
             out += ["-", *quoted(n, indent="  ")]
     return "\n".join(out) + "\n"
+
+
+def _alike(failed: list[CaseResult]) -> list[list[CaseResult]]:
+    """The failed cases in order, those of one question with the same message, note and visibility
+    together (at the place of the first): a line said once, with every test it belongs to, where
+    Gradescope, one box per test, has to repeat it."""
+    groups: dict[tuple[str, str, str, bool], list[CaseResult]] = {}
+    for c in failed:
+        groups.setdefault((c.question, c.message, c.note, c.hidden), []).append(c)
+    return list(groups.values())
 
 
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>#!|~&])")

@@ -341,8 +341,9 @@ class _Run:
             for r in self.in_file_order(tf):
                 # a function that is missing says so, whatever its callees do
                 if not r.passed and not r.note and not r.message.startswith("the submission does not define"):
-                    # the whole sentence once per function, on its first failing row
-                    r.message, said = said, f"as above: fix `{callee}` first"
+                    # every row says it whole: on Gradescope each is a box of its own, and
+                    # there is no "above" to point to
+                    r.message = said
                     r.misconception = None
 
     def in_file_order(self, tf: testfiles.TestFile) -> list[CaseResult]:

@@ -665,18 +665,33 @@ class StudentFunction:
         return f"<function {self._name} (student's, sandboxed)>"
 
     def _describe(self, args: tuple, kwargs: dict) -> str:
-        """``name(d_model=7, x=array of shape (3, 4))``: the call as the test made it."""
+        """``name(x (3, 4), d_model=7)``: the call as the test made it, arrays by name and shape
+        (six of them must not fill a line)."""
         names = list(getattr(self, "__signature__", inspect.Signature()).parameters)
-        parts = [f"{names[i]}={_short(a)}" if i < len(names) else _short(a) for i, a in enumerate(args)]
-        parts += [f"{k}={_short(v)}" for k, v in kwargs.items()]
+        parts = [_named(names[i], a) if i < len(names) else _short(a) for i, a in enumerate(args)]
+        parts += [_named(k, v) for k, v in kwargs.items()]
         return f"{self._name}({', '.join(parts)})"
+
+
+def _named(name: str, value: Any) -> str:
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        return f"{name} {_shape(value)}"
+    return f"{name}={_short(value)}"
+
+
+def _shape(value: Any) -> str:
+    import numpy as np
+
+    return f"{value.shape}" + ("" if value.dtype == np.float64 else f" {value.dtype}")
 
 
 def _short(value: Any) -> str:
     import numpy as np
 
     if isinstance(value, np.ndarray):
-        return f"array of shape {value.shape}" + ("" if value.dtype == np.float64 else f" ({value.dtype})")
+        return f"array of shape {_shape(value)}"
     if callable(value):
         return "a function"
     text = repr(value)

@@ -26,6 +26,8 @@ second top-level ``.py`` file there would stop otter from finding a ``.py`` subm
 
 from . import attention as _attention
 from . import checkers, mistakes, probes, references  # noqa: F401
+from .angles import *  # noqa: F403
+from .normalised import *  # noqa: F403
 from . import extensions as _extensions
 from . import permutation as _permutation
 from . import positional as _positional

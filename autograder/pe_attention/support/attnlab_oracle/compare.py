@@ -23,7 +23,7 @@ import weakref
 import numpy as np
 
 from . import errors, mistakes
-from .describe import difference
+from .describe import Relation, difference
 
 ATOL = 1e-8
 RTOL = 1e-6
@@ -47,6 +47,7 @@ __all__ = [
     "assert_shape",
     "assert_close",
     "assert_close_in_turn",
+    "same_whatever",
     "STALE_LABEL",
     "matches",
     "defuse",
@@ -77,14 +78,23 @@ def _describe(value):
     return repr(value)[:40]
 
 
+def _named(k, value):
+    """One argument: an array as its name and shape ("X (5, 6)", "mask (3, 5) boolean"), short
+    enough that a call of six arrays stays readable; anything else as ``name=value``."""
+    shown = _describe(value)
+    if isinstance(value, np.ndarray) and shown.startswith("a ") and shown.endswith(" array"):
+        return f"{k} {shown[2:-6]}"
+    return f"{k}={shown}"
+
+
 def show_call(fn, args, kwargs):
-    """``name(param=value, ...)`` with arrays shown by shape, never by value."""
+    """``name(X (5, 6), d_model=7)``: the call, with arrays shown by shape, never by value."""
     name = getattr(fn, "__name__", "the function")
     try:
         bound = inspect.signature(fn).bind(*args, **kwargs).arguments
-        parts = [f"{k}={_describe(v)}" for k, v in bound.items()]
+        parts = [_named(k, v) for k, v in bound.items()]
     except (TypeError, ValueError):
-        parts = [_describe(a) for a in args] + [f"{k}={_describe(v)}" for k, v in kwargs.items()]
+        parts = [_describe(a) for a in args] + [_named(k, v) for k, v in kwargs.items()]
     return f"{name}({', '.join(parts)})"
 
 
@@ -445,12 +455,15 @@ _STRUCTURAL = {
 _SHORT = 160
 
 
-def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL, *, axes=(), sums_to_one=None, regions=()):
+def assert_close(
+    value, expected, what, variants=(), atol=ATOL, rtol=RTOL, *, axes=(), sums_to_one=None, regions=(), relation=None
+):
     """Raise an AssertionError saying how ``value`` differs from ``expected`` when it is not close.
 
     The message says first what differs (``describe.difference``: ``axes`` names the result's last
     axes, ``sums_to_one`` the axis its weights must sum to 1 along, ``regions`` parts the test knows
-    of), then names a mistake only when the result matches it. ``variants`` is a sequence of
+    of, ``relation`` a function of the result giving a relation the test knows how to read, e.g.
+    ``angles.pe_reading``, asked first), then names a mistake only when the result matches it. ``variants`` is a sequence of
     ``(name, explanation, array)``, or a function returning one (called only when the result is
     wrong): a result that matches exactly one name (of any shape) is named; one that matches several
     is described and the names listed. An array of None is a variant this case rules out by another
@@ -474,7 +487,9 @@ def assert_close(value, expected, what, variants=(), atol=ATOL, rtol=RTOL, *, ax
     found = _explaining(found, checked, got, sums_to_one)
     if not axes and got.ndim == expected.ndim == 2:
         axes = ("row", "column")
-    relation = difference(got, expected, axes=axes, sums_to_one=sums_to_one, regions=regions, atol=atol, rtol=rtol)
+    relation = (relation(got) if relation is not None else None) or difference(
+        got, expected, axes=axes, sums_to_one=sums_to_one, regions=regions, atol=atol, rtol=rtol
+    )
     if not found and relation.kind in _STRUCTURAL:
         found = dict([_STRUCTURAL[relation.kind]])
     if len(found) == 1:
@@ -517,14 +532,24 @@ def _explaining(found, checked, got, sums_to_one):
 
 def advice(name, why):
     """What to do about the mistake ``name``: ``why`` the first time a message of the function
-    called last names it, "as above" after that (the feedback shows a function's rows in order, and
-    the same advice on each of them only makes them long)."""
+    called last names it, its short form (``brief``) after that. Each test is a box of its own on
+    Gradescope, so a later one cannot point to "above"; the same advice in full on each of them
+    only makes them long."""
     seen = _LAST[0]
     if seen is None or name not in seen.explained:
         if seen is not None:
             seen.explained.add(name)
         return why
-    return "as above"
+    return brief(why)
+
+
+def brief(why):
+    """``why`` in short, for the rows after the first: its last clause (after the last ": " or
+    "; "), usually what to do, without a closing one-word aside such as "(np.allclose)"; ``why`` itself when that
+    clause would not read on its own (too short, or a bracket left open)."""
+    last = re.sub(r" \([^() ]*\)$", "", re.split(r": |; ", why)[-1])
+    whole = all(last.count(a) == last.count(b) for a, b in ("()", "[]"))
+    return last if whole and len(last) >= 12 else why
 
 
 def holds_elsewhere(seen, label):
@@ -575,10 +600,39 @@ def _alike(got, wrong):
     return matches(got, wrong)
 
 
+def same_whatever(fn, inputs, special, words, noun="inputs"):
+    """A ``relation`` for ``assert_close``: the result is ``special(shape)`` (``words`` says what
+    that is, e.g. "the identity matrix"), and so is ``fn``'s result on each of ``inputs`` (one
+    argument each) where it is: a result that does not follow its input is said so, with the inputs
+    it was tried on. Called only when a result is wrong."""
+
+    def relation(got):
+        if not _close(got, np.asarray(special(got.shape), dtype=np.float64), ATOL, RTOL):
+            return None
+        alike = [x for x in inputs if _is_special(fn, x, special)]
+        text = f"is {words}"
+        if len(alike) == len(inputs) > 1:
+            shown = ", ".join(_describe(x) for x in inputs)
+            text += f", and so is its result for each of the {len(inputs)} {noun} tried here ({shown})"
+        return Relation("special", text)
+
+    return relation
+
+
+def _is_special(fn, x, special):
+    try:
+        got = np.asarray(fn(_fresh(fn, x)), dtype=np.float64)
+    except Exception as e:  # raising here is reported where a test meets it
+        if _from_engine(e):
+            raise
+        return False
+    return _close(got, np.asarray(special(got.shape), dtype=np.float64), ATOL, RTOL)
+
+
 STALE_LABEL = "a result kept from an earlier call"
 
 
-def assert_close_in_turn(fn, calls, *, axes=()):
+def assert_close_in_turn(fn, calls, *, axes=(), relation=None):
     """Make ``calls`` one after another in one process and check each as ``assert_close`` does:
     ``calls`` holds ``(args, kwargs, expected, variants)``. A function may keep what it worked out,
     but the promise holds for every call. A wrong result is first tested for what it owes to the
@@ -586,7 +640,8 @@ def assert_close_in_turn(fn, calls, *, axes=()):
     named, since that call shows the function can compute the right one; one that a second call with
     the same arguments, made at once, does not repeat depends on the calls before it, and is said so
     before any formula is matched. Only those two messages list the earlier calls that could matter
-    (those of the same shapes, made by any test in this process)."""
+    (those of the same shapes, made by any test in this process). ``relation``, given a call's
+    arguments, gives ``assert_close``'s ``relation`` for that call."""
     earlier = []  # (shown, expected) of the calls made so far, all of them right
     for args, kwargs, expected, variants in calls:
         shown = show_call(fn, args, kwargs)
@@ -611,7 +666,8 @@ def assert_close_in_turn(fn, calls, *, axes=()):
             )
         # the same wrong result again: history does not explain it, and listing it would invite a
         # search for state the function does not keep
-        assert_close(got, expected, shown, variants, axes=axes)
+        reading = relation(*args, **kwargs) if relation is not None else None
+        assert_close(got, expected, shown, variants, axes=axes, relation=reading)
         earlier.append((shown, expected))
 
 
