@@ -64,7 +64,8 @@ def _check(mha, X, W_Q, W_K, W_V, W_O, num_heads, mask, what):
         # raised, and a slip known to raise the same (W_V sliced with W_Q's head width) is named there
         raise
     oracle.assert_close(got, expected, what,
-                        partial(oracle.multi_head_attention_variants, X, W_Q, W_K, W_V, W_O, num_heads, mask))
+                        partial(oracle.multi_head_attention_variants, X, W_Q, W_K, W_V, W_O, num_heads, mask),
+                        relation=oracle.mha_reading(X, W_Q, W_K, W_V, W_O, num_heads, mask))
 
 
 @test_case(points=2, hidden=True)
