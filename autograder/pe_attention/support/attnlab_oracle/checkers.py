@@ -61,23 +61,37 @@ def _case(probe, X, given):
     return f"f = {probe.what}, X of shape {X.shape}{_extra(given)}"
 
 
+def _rows_seen(lent, X):
+    """What the checker's calls of f on other row counts than X's show (none for a right checker:
+    every permutation of X keeps its rows), or ""."""
+    rows = sorted(getattr(lent, "other_rows", ()))
+    if not rows:
+        return ""
+    counts = ", ".join(map(str, rows))
+    return f"your checker called f on arrays of {counts} rows, where X has {len(X)} (a permutation of X keeps them all)"
+
+
 def _answer(kind, checker, probe, X, perms, kwargs):
-    """The checker's answer, and which of its arguments the call changed in place."""
+    """The checker's answer, which of its arguments the call changed in place, and what its calls of
+    f showed (``_rows_seen``)."""
     given = _given(perms, kwargs)
+    lent = probe.lent(X, perms)
+    getattr(lent, "other_rows", set()).clear()
     try:
-        answer, changed = call_as_noting_changes(
-            _shown(kind, probe, X, given), checker, probe.lent(X, perms), X, **given
-        )
+        answer, changed = call_as_noting_changes(_shown(kind, probe, X, given), checker, lent, X, **given)
     except AssertionError as e:
         if probe.f in (probes.rows_through_largest, probes.total_through_largest, probes.total):
             raise AssertionError(
                 f"{e} (looks like {SHAPE_ERROR}: a result of a different shape is not {kind}: return False, not "
                 "an error)"
             ) from None
+        seen = _rows_seen(lent, X)
+        if seen:
+            raise AssertionError(f"{e} ({seen})") from None
         raise
     if not isinstance(answer, (bool, np.bool_)):
         raise AssertionError(f"{_shown(kind, probe, X, given)} returned {type(answer).__name__}, not a bool")
-    return bool(answer), changed
+    return bool(answer), changed, _rows_seen(lent, X)
 
 
 def expect(kind, checker, probe, X, expected, perms=None, **kwargs):
@@ -85,7 +99,7 @@ def expect(kind, checker, probe, X, expected, perms=None, **kwargs):
     what f does on this question (``evidence``) and naming its mistake when only one known mistake
     gives the answers it gives. Returns the
     arguments the call changed in place (``compare.assert_not_changed``)."""
-    answer, changed = _answer(kind, checker, probe, X, perms, kwargs)
+    answer, changed, seen = _answer(kind, checker, probe, X, perms, kwargs)
     if answer == expected:
         return changed
     # a checker that reorders the caller's X in place compares f on permutations of permutations:
@@ -107,7 +121,7 @@ def expect(kind, checker, probe, X, expected, perms=None, **kwargs):
     facts = evidence.question(kind, probe, X, perms, kwargs)
     if facts is None and isinstance(probe.f, OnePermutationOnly):
         facts = f"your checker called f on {probe.f.tried()} reordering(s) of X besides X itself"
-    said = facts or GENERIC[kind]
+    said = "; ".join(filter(None, [facts or GENERIC[kind], seen]))
     named = f"; looks like {found[0]}: {advice(*found)}" if found else ""
     raise AssertionError(
         f"{_case(probe, X, _given(perms, kwargs))}: returned {answer}, expected {expected}: {said}{named}"

@@ -302,8 +302,17 @@ class KnownAnswers(Tabled):
     def __init__(self, f, X, order):
         super().__init__(len(X))
         self.f, self.X, self.order = f, X, [tuple(range(len(X)))] + [tuple(p) for p in order]
+        # the row counts of calls on inputs with another number of rows than X's, which no
+        # reordering of X has: evidence about the checker (``checkers``, which empties it per question)
+        self.other_rows = set()
 
     def __call__(self, *args, **kwargs):
+        try:
+            rows = np.shape(args[0])[0] if args and np.ndim(args[0]) else None
+        except (ValueError, TypeError):  # a ragged list: no row count to speak of
+            rows = None
+        if rows is not None and rows != len(self.X) and len(self.other_rows) < 8:
+            self.other_rows.add(int(rows))
         return self.f(*args, **kwargs)
 
     def _answers_of(self):
