@@ -218,3 +218,16 @@ def test_order_key_is_not_the_order_listed(items):
     """Is every order item's key something other than its steps in the order they are listed?"""
     orders = [i for i in items.values() if i.type == "order"]
     assert orders and all(list(i.key) != list(i.options) for i in orders)
+
+
+def test_the_student_wheel_leaves_out_the_banks_readme():
+    """Does the student wheel carry none of quiz/README.md, which quotes right answers to graded
+    items as examples (it is for instructors)?"""
+    from attnlab import student_tool
+
+    readme = (bank.default_folder() / "README.md").read_text(encoding="utf-8")
+    example = "s*cos(k*w) + c*sin(k*w)*(s^2 + c^2)"
+    assert example in readme
+    shipped = student_tool.files(bank_dir=bank.default_folder())
+    assert not [name for name in shipped if name.endswith(".md")]
+    assert not [name for name, data in shipped.items() if example.encode() in data]
