@@ -97,7 +97,7 @@ def _graded_keys(bank_dir):
     items = bank.load(bank_dir).values()
     ill = definitions.load(bank_dir).illustration
     names = set(ill.quantities) if ill else set()
-    public = "\n".join(f"{i.title}\n{i.prompt}\n{i.start}" for i in items)
+    public = "\n".join(f"{i.title}\n{i.prompt}" for i in items)
     found = set()
     for item in items:
         if item.practice:
@@ -248,7 +248,9 @@ def _plant_oracle(root):
 
 def _plant_graded_key(root):
     proof = root / "quiz/2_permutation_proof.yaml"
-    _replace(proof, "    With $K' = PK$, write", "    Hint: (K')^T = K^T*P^T. With $K' = PK$, write")
+    _replace(
+        proof, "    The permuted input $X' = PX$ has", "    Hint: (K')^T = K^T*P^T. The permuted input $X' = PX$ has"
+    )
 
 
 PLANTS = {

@@ -93,7 +93,7 @@ def test_practice_is_true_or_false(tmp_path):
 
 def test_student_copy_keeps_practice_keys_and_drops_graded_ones(tmp_path):
     """Does the student's copy hold every practice key and no graded key, known wrong answer,
-    per-option reason, explanation, derivation or worked solution, yet still load?"""
+    per-option reason, explanation, derivation, chain start or worked solution, yet still load?"""
     from attnlab.quiz.bank import student_copy
 
     full = load(default_folder())
@@ -109,9 +109,10 @@ def test_student_copy_keeps_practice_keys_and_drops_graded_ones(tmp_path):
             assert kept.key == item.key
             continue
         assert kept.key is None and not kept.feedback and not kept.option_feedback and not kept.rubric
-        assert not (kept.explanation or kept.solution or kept.holds or kept.needs or kept.not_in_answer)
+        assert not (kept.explanation or kept.solution or kept.start or kept.holds or kept.needs or kept.not_in_answer)
         secrets = [
             item.solution,
+            item.start,
             item.explanation,
             *(f.says for f in item.feedback),
             *item.option_feedback.values(),

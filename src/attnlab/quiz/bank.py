@@ -57,7 +57,7 @@ class Item:
     option_feedback: dict[str, str] = field(default_factory=dict)
     feedback: tuple[Feedback, ...] = ()
     not_in_answer: dict[str, str] = field(default_factory=dict)  # proof: function -> why not
-    start: str = ""  # chain: the given first expression
+    start: str = ""  # chain: what the first step is checked against (instructor-only: it may be A'V')
     solution: str = ""  # chain: a worked chain from the start to the key
     needs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # order: step -> steps it uses
     rubric: tuple[str, ...] = ()
@@ -248,7 +248,7 @@ def _item(entry: dict[str, Any], lines: dict[str, int], path: Path) -> Item:
 
 # What a graded item keeps in a student's copy: enough to show and read an answer, nothing that
 # gives the answer away (no key, known wrong answers, per-option reasons, explanation, derivation,
-# worked solution, step dependencies, rubric or the notes' value).
+# a chain's start or worked solution, step dependencies, rubric or the notes' value).
 STUDENT_FIELDS = (
     "id",
     "type",
@@ -260,7 +260,6 @@ STUDENT_FIELDS = (
     "decimals",
     "options",
     "steps",
-    "start",
     "simplest",
 )
 STUDENT_BANNER = (
