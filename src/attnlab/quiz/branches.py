@@ -18,8 +18,8 @@ visited:
 2. Otherwise each argument of one symbol x is solved exactly (sympy's solveset over x's domain:
    10^4, exp(100)); its real roots cut x's domain into intervals (an integer root of an integer
    symbol is its own interval). The regions are the products of these intervals over the symbols
-   (at most MAX_CELLS), and each is sampled at CELL_POINTS points (of at most CELL_TRIES drawn), answer and key evaluated as in
-   the equivalence's sampling stage. A point where they differ is a disagreement; agreement in
+   (at most MAX_CELLS), and each is sampled at CELL_POINTS points (of at most CELL_TRIES drawn),
+   answer and key evaluated as in the equivalence's sampling stage. A point where they differ is a disagreement; agreement in
    every region that holds a value is agreement.
 3. An argument of several symbols (k*w - 10^4) is followed along each of its symbols' axes
    through the first sample points (solved the same way), which crosses a threshold in any one
@@ -30,7 +30,11 @@ whose roots sympy cannot list (infinitely many, as sin(x) - 1/2, or none in clos
 argument of several symbols whose branches step 1 does not prove equal (step 3 finds only
 disagreements), more than MAX_CELLS regions, a region where the expected expression has no finite
 value at any point tried (beyond mpmath's sizes), or running out of BRANCH_CPU_SECONDS of this
-process's CPU time (never the wall clock). The caller turns None into "needs a human".
+process's CPU time (never the wall clock). The caller turns None into "needs a human". Two
+assumptions, stated rather than checked: an argument that is complex on a region (sqrt(x) - 2 for
+x < 0) is cut only at its real roots, as if it crossed sqrt's and log's cut only there; and a pole
+of tan is a point, not a region, so tan(k w) cos(k w) still equals sin(k w) (it has no value only
+where cos(k w) = 0, a set without interior, as the equivalence's sampling already treats it).
 """
 
 from __future__ import annotations
