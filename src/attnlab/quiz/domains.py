@@ -8,6 +8,7 @@ The same seed gives the same values: a verdict never depends on when or where it
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -50,17 +51,39 @@ class Domain:
     assumptions: dict[str, bool]
     draw: Callable[[random.Random, float], Fraction]
     says: str  # for students: what values the symbol stands for
+    above: Fraction | None = None  # every value is greater than this (None: no bound below)
+    step: int = 0  # 0: any real; 1: integers; 2: even integers
+
+    def draw_between(self, rng: random.Random, low: Fraction | None, high: Fraction | None) -> Fraction | None:
+        """A value of the domain strictly between ``low`` and ``high`` (None: unbounded on that side),
+        or None when there is none. An unbounded side reaches up to twice as far again as the bound."""
+        if self.above is not None and (low is None or low < self.above):
+            low = self.above
+        if low is None:
+            if high is None:
+                return self.draw(rng, 100.0)
+            low = high - 2 * (1 + abs(high))
+        elif high is None:
+            high = low + 2 * (1 + abs(low))
+        if not self.step:
+            return low + (high - low) * Fraction(rng.randint(1, 999), 1000) if low < high else None
+        first = math.floor(low) + 1
+        first += (-first) % self.step
+        last = math.ceil(high) - 1
+        if first > last:
+            return None
+        return Fraction(first + self.step * rng.randint(0, (last - first) // self.step))
 
 
 DOMAINS: dict[str, Domain] = {
     d.name: d
     for d in [
         Domain("real", {"real": True}, _real, "a real number"),
-        Domain("positive", {"positive": True}, _positive, "a number > 0"),
-        Domain("nonneg", {"nonnegative": True}, _nonneg, "a number >= 0"),
-        Domain("int", {"integer": True}, _int, "an integer"),
-        Domain("nonneg_int", {"integer": True, "nonnegative": True}, _nonneg_int, "an integer >= 0"),
-        Domain("even_pos_int", {"even": True, "positive": True}, _even_pos_int, "an even integer > 0"),
+        Domain("positive", {"positive": True}, _positive, "a number > 0", Fraction(0)),
+        Domain("nonneg", {"nonnegative": True}, _nonneg, "a number >= 0", Fraction(0)),
+        Domain("int", {"integer": True}, _int, "an integer", step=1),
+        Domain("nonneg_int", {"integer": True, "nonnegative": True}, _nonneg_int, "an integer >= 0", Fraction(-1), 1),
+        Domain("even_pos_int", {"even": True, "positive": True}, _even_pos_int, "an even integer > 0", Fraction(0), 2),
     ]
 }
 

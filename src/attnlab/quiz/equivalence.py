@@ -19,7 +19,11 @@ run and machine, loaded or not):
    agree that closely, their difference is evaluated again at 80 digits: round-off changes with the
    precision, a real difference (a term such as exp(pos - 1000) or (d_model + 1000)**-20, however
    small) does not. A constant beyond 25 digits cannot be trusted to sampling, so such an answer
-   must match exactly.
+   must match exactly;
+5. where sampling found them equal but the difference holds a non-analytic piece (Abs, or a
+   sqrt, log or power whose argument may change sign), every region those pieces cut the domain
+   into is decided (``branches``: a threshold such as x - 10^4 + sqrt((x - 10^4)^2) is crossed
+   however large it is); what that cannot settle needs a human.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from fractions import Fraction
 import mpmath
 import sympy as sp
 
+from . import branches
 from .constants import constant_is_zero
 from .deadline import OutOfTime, cap
 from .domains import sample, seed_of
@@ -126,9 +131,26 @@ def _compare_scalars(a: sp.Expr, b: sp.Expr, domains: dict[str, str], points: in
             agreeing += 1
     if proved:
         return Comparison(True, "equal by simplification on the symbols' domains")
-    if agreeing >= min(MIN_AGREEING, points // 2):
-        return Comparison(True, f"agrees at {agreeing} sampled points")
-    return Comparison(False, "it is undefined for some allowed values of its symbols")
+    if agreeing < min(MIN_AGREEING, points // 2):
+        return Comparison(False, "it is undefined for some allowed values of its symbols")
+    if points == POINTS:
+        regions = branches.decide(
+            difference, symbols=symbols, seed=seed, differs=lambda point: _differs(a, b, difference, point)
+        )
+        if regions is False:
+            return Comparison(False, "differs at sampled values")
+        if regions is None:
+            raise OutOfTime("cannot decide whether it agrees on every region of its symbols' values")
+    return Comparison(True, f"agrees at {agreeing} sampled points")
+
+
+def _differs(a: sp.Expr, b: sp.Expr, difference: sp.Expr, point: dict) -> bool | None:
+    """Do ``a`` and ``b`` differ at ``point``? None where ``b`` has no value."""
+    with mpmath.workdps(DIGITS):
+        x, y = value(a, point), value(b, point)
+        if y is None:
+            return None
+        return x is None or not close(x, y) or _real_difference(difference, point)
 
 
 def _proved(difference: sp.Expr) -> bool | None:

@@ -38,6 +38,7 @@ SHIPPED = (
     "__init__",
     "answers",
     "bank",
+    "branches",
     "check",
     "constants",
     "deadline",

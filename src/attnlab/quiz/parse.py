@@ -5,6 +5,12 @@ node through a whitelist: numbers, ``+ - * / ** ^``, the item's symbols, ``sin c
 sqrt pi``, nested lists as matrices, ``.T`` / ``^T`` as transpose and, for proof items,
 non-commuting matrix symbols and ``softmax``. Anything else, and anything too long, deep or large,
 raises :class:`Unreadable`, the only error this module lets escape.
+
+Numbers are read exactly as typed: an integer of any length, and a decimal such as ``1e-500`` as
+the Rational it denotes (``1e-500 - 10**-500`` is 0). No single literal has its own limit; the bound
+is on the whole answer (``MAX_LENGTH`` characters, ``MAX_NODES`` nodes, ``MAX_DEPTH`` levels) and on
+the size of any number it denotes (``MAX_RESULT_DIGITS`` digits, for a literal as for a power), so
+``1e-5000`` and ``10**-5000`` are read and ``1e-6000`` and ``10**-6000`` are refused alike.
 """
 
 from __future__ import annotations
@@ -21,9 +27,8 @@ from sympy.matrices.expressions.matexpr import MatrixExpr
 MAX_LENGTH = 1000
 MAX_DEPTH = 40
 MAX_NODES = 400
-MAX_INT_DIGITS = 30
-MAX_DECIMAL_DIGITS = 500  # 1e-400 is kept exactly; 1e-5000 is refused, not rounded to 0
-MAX_RESULT_DIGITS = 5000  # a numeric power may not produce a number longer than this
+MAX_RESULT_DIGITS = 5000  # no number in an answer (literal or power) may be longer than this
+_DECIMAL = re.compile(r"(?P<mantissa>[0-9_.]*)(?:[eE](?P<exponent>[+-]?[0-9_]+))?")
 MAX_SYMBOLIC_EXPONENT = 100  # (x+y)**N is expanded later; N beyond this only costs time
 MAX_MATRIX_POWER = 8  # P^2 reads as P*P; no step of these proofs needs more
 MAX_MATRIX_SIDE = 8
@@ -284,16 +289,11 @@ class _Builder:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise Unreadable(f"'{self.typed(node)}' is not a number I accept")
         if isinstance(value, int):
-            if abs(value) >= 10**MAX_INT_DIGITS:
-                raise Unreadable("a number in the answer is too large")
-            return sp.Integer(value)
+            return sp.Integer(value)  # its length is bounded by the answer's (MAX_LENGTH)
         # The decimal as typed, exactly (0.5 and 1/2 are then the same expression), read from its
-        # digits rather than from the float, which rounds 1e-400 to 0 and 1e400 to inf.
+        # digits rather than from the float, which rounds 1e-500 to 0 and 1e400 to inf.
         digits = ast.get_source_segment("\n".join(self.lines), node) or repr(value)
-        exact = sp.Rational(digits)
-        if max(abs(exact.p), abs(exact.q)) >= 10**MAX_DECIMAL_DIGITS:
-            raise Unreadable("a number in the answer is too large or too small")
-        return exact
+        return sp.Rational(_bounded_decimal(digits))
 
     def _Name(self, node: ast.Name):
         name = node.id
@@ -427,6 +427,17 @@ class _Builder:
         if not _is_matrix(value):
             raise Unreadable(".T transposes a matrix, not a number")
         return value.T
+
+
+def _bounded_decimal(digits: str) -> str:
+    """``digits`` (a decimal literal) once its exact value is known to fit in MAX_RESULT_DIGITS digits;
+    checked on the text, before 1e99999999 could be built as a Rational."""
+    match = _DECIMAL.fullmatch(digits)
+    if match is None:
+        raise Unreadable(f"'{_shorten(digits)}' is not a number I accept")
+    if abs(int(match["exponent"] or 0)) > MAX_RESULT_DIGITS:  # the mantissa is bounded by MAX_LENGTH
+        raise Unreadable(f"a number in the answer has more than {MAX_RESULT_DIGITS} digits")
+    return digits
 
 
 def _is_matrix(obj) -> bool:
