@@ -68,7 +68,7 @@ def _rows_seen(lent, X):
     if not rows:
         return ""
     counts = ", ".join(map(str, rows))
-    return f"your checker called f on arrays of {counts} rows, where X has {len(X)} (a permutation of X keeps them all)"
+    return f"your checker called f on arrays of {counts} rows, where X has {len(X)} (every reordering of X has {len(X)} rows)"
 
 
 def _answer(kind, checker, probe, X, perms, kwargs):
