@@ -46,3 +46,35 @@ def test_matrices_compare_by_shape_then_entries():
     """Are a 2x1 and a 2x2 matrix told apart by shape, and entries compared one by one?"""
     assert "2x2" in compare(sp.Matrix([1, 2]), sp.eye(2), domains={}).how
     assert compare(sp.Matrix([[sp.sin(x) ** 2 + sp.cos(x) ** 2]]), sp.Matrix([[1]]), domains=DOMAINS).equal
+
+
+k, w = make_symbol("k", "int"), make_symbol("w", "positive")
+pos = make_symbol("pos", "nonneg")
+ROTATION = {"k": "int", "w": "positive", "pos": "nonneg"}
+
+
+def test_an_answer_with_no_value_where_the_key_has_one_is_wrong():
+    """tan(k w) cos(k w) is sin(k w) wherever it has a value, but has none where cos(k w) = 0
+    (k = 1, w = pi/2 is allowed): is it wrong, though no sample point lands there?"""
+    verdict = compare(sp.tan(k * w) * sp.cos(k * w), sp.sin(k * w), domains=ROTATION)
+    assert not verdict.equal and "no value at" in verdict.how
+
+
+def test_a_division_where_the_key_divides_too_is_right():
+    """sin(k w)/cos(k w) has no value exactly where tan(k w) has none: is it right?"""
+    assert compare(sp.sin(k * w) / sp.cos(k * w), sp.tan(k * w), domains=ROTATION).equal
+
+
+def test_a_divisor_that_is_never_0_on_the_domain_costs_nothing():
+    """Dividing by cos^2 + sin^2 (never 0), or by pos + 2 (0 only at pos = -2, outside pos >= 0):
+    are both still right?"""
+    assert compare(sp.sin(pos) / (sp.cos(pos) ** 2 + sp.sin(pos) ** 2), sp.sin(pos), domains=ROTATION).equal
+    assert compare((pos * sp.sin(pos) + 2 * sp.sin(pos)) / (pos + 2), sp.sin(pos), domains=ROTATION).equal
+
+
+def test_a_divisor_that_is_0_inside_the_domain_is_wrong():
+    """(pos - 3) sin(pos) / (pos - 3) would be sin(pos) but for pos = 3, where it has no value: is
+    it wrong? (written so that sympy does not cancel it on reading)"""
+    answer = (pos * sp.sin(pos) - 3 * sp.sin(pos)) / (pos - 3)
+    verdict = compare(answer, sp.sin(pos), domains=ROTATION)
+    assert not verdict.equal and "pos = 3" in verdict.how

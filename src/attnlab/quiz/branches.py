@@ -33,8 +33,8 @@ value at any point tried (beyond mpmath's sizes), or running out of BRANCH_CPU_S
 process's CPU time (never the wall clock). The caller turns None into "needs a human". Two
 assumptions, stated rather than checked: an argument that is complex on a region (sqrt(x) - 2 for
 x < 0) is cut only at its real roots, as if it crossed sqrt's and log's cut only there; and a pole
-of tan is a point, not a region, so tan(k w) cos(k w) still equals sin(k w) (it has no value only
-where cos(k w) = 0, a set without interior, as the equivalence's sampling already treats it).
+of tan is a point, not a region, so this stage leaves tan(k w) cos(k w) equal to sin(k w): the
+points where an answer has no value are the next stage's (``poles``).
 """
 
 from __future__ import annotations

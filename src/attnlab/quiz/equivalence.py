@@ -23,7 +23,10 @@ run and machine, loaded or not):
 5. where sampling found them equal but the difference holds a non-analytic piece (Abs, or a
    sqrt, log or power whose argument may change sign), every region those pieces cut the domain
    into is decided (``branches``: a threshold such as x - 10^4 + sqrt((x - 10^4)^2) is crossed
-   however large it is); what that cannot settle needs a human.
+   however large it is); what that cannot settle needs a human;
+6. equal by 3, 4 or 5, the answer as written must also have a value wherever the expected
+   expression has one: the zeros of what it divides by (tan(k w) cos(k w) at cos(k w) = 0, a set
+   that sampling never meets) are solved for and tried exactly (``poles``).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from fractions import Fraction
 import mpmath
 import sympy as sp
 
-from . import branches
+from . import branches, poles
 from .constants import constant_is_zero
 from .deadline import OutOfTime, cap
 from .domains import sample, seed_of
@@ -129,18 +132,23 @@ def _compare_scalars(a: sp.Expr, b: sp.Expr, domains: dict[str, str], points: in
             if not proved and (not close(x, y) or _real_difference(difference, point)):
                 return Comparison(False, "differs at sampled values")
             agreeing += 1
-    if proved:
-        return Comparison(True, "equal by simplification on the symbols' domains")
-    if agreeing < min(MIN_AGREEING, points // 2):
+    if not proved and agreeing < min(MIN_AGREEING, points // 2):
         return Comparison(False, "it is undefined for some allowed values of its symbols")
     if points == POINTS:
-        regions = branches.decide(
-            difference, symbols=symbols, seed=seed, differs=lambda point: _differs(a, b, difference, point)
-        )
-        if regions is False:
-            return Comparison(False, "differs at sampled values")
-        if regions is None:
-            raise OutOfTime("cannot decide whether it agrees on every region of its symbols' values")
+        if not proved:
+            regions = branches.decide(
+                difference, symbols=symbols, seed=seed, differs=lambda point: _differs(a, b, difference, point)
+            )
+            if regions is False:
+                return Comparison(False, "differs at sampled values")
+            if regions is None:
+                raise OutOfTime("cannot decide whether it agrees on every region of its symbols' values")
+        # equal as sympy simplifies them, or wherever both have values: not where the answer has none
+        missing = poles.hole(a, b, symbols=symbols, seed=seed)
+        if missing:
+            return Comparison(False, f"it has no value at {missing}, where the expected expression has one")
+    if proved:
+        return Comparison(True, "equal by simplification on the symbols' domains")
     return Comparison(True, f"agrees at {agreeing} sampled points")
 
 

@@ -48,6 +48,7 @@ SHIPPED = (
     "gradescope",
     "grading",
     "parse",
+    "poles",
     "proof",
     "steps",
     "variants",
