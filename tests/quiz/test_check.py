@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from attnlab.quiz.check import RIGHT, UNREADABLE, WRONG, check
+from attnlab.quiz.check import MANUAL, RIGHT, UNREADABLE, WRONG, check
 
 R, W, U = RIGHT, WRONG, UNREADABLE
 ANSWERS = [
@@ -269,3 +269,12 @@ def test_size_counts_factors_and_operations():
     ns = proof.namespace()
     assert size(parse("P*A*V", ns)) > size(parse("P*Z", ns)) > size(parse("Z", ns))
     assert size(parse("P^T", ns)) > size(parse("P", ns))
+
+
+def test_an_answer_the_checker_cannot_settle_says_why(items):
+    """sin(pos) + |g| - g with g = pos + sin(pos) + 5 is sin(pos) (g > 0 for pos >= 0), but where g
+    changes sign sympy cannot solve: is it left to a human, with that reason rather than a
+    budget that ran out?"""
+    verdict = check(items["pe-dim0"], "sin(pos) + sqrt((pos + sin(pos) + 5)^2) - (pos + sin(pos) + 5)")
+    assert verdict.status == MANUAL
+    assert "region" in verdict.message and "budget" not in verdict.message

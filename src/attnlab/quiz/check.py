@@ -55,11 +55,12 @@ def check(item: Item, answer: str, *, student: str | None = None) -> Verdict:
         return _check(item, answer, student)
     except Unreadable as exc:
         return Verdict(UNREADABLE, f"Cannot read this answer: {exc}.")
-    except OutOfTime:
+    except OutOfTime as exc:
+        # the stage's own reason where it gave one ("cannot decide whether a constant is 0"), the
+        # budget where the CPU time ran out
+        why = str(exc) if str(exc).startswith("cannot ") else "could not settle it within its work budget"
         return Verdict(
-            MANUAL,
-            "This answer needs a human: the checker could not settle it within its work budget, "
-            "so your instructor will grade it by hand.",
+            MANUAL, f"This answer needs a human: the checker {why}, so your instructor will grade it by hand."
         )
     except RecursionError:
         return Verdict(UNREADABLE, "Cannot read this answer: it is nested too deeply to check.")
