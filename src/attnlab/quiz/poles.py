@@ -80,16 +80,10 @@ def _some(found: sp.Set) -> list[sp.Expr]:
 
 
 def _allowed(v: sp.Expr, domain: str) -> bool:
-    d = DOMAINS[domain]
-    if v.is_real is not True:
-        return False
-    if d.above is not None and (v - sp.Rational(d.above.numerator, d.above.denominator)).is_positive is not True:
-        return False
-    if d.step == 1:
-        return v.is_integer is True
-    if d.step == 2:
-        return v.is_even is True
-    return True
+    """Whether ``v`` is a value of the domain: it has every assumption the domain's symbols carry
+    (``make_symbol``), so 0 belongs to nonneg and pi/2 to positive."""
+    assumed = DOMAINS[domain].assumptions
+    return v.is_real is True and all(getattr(v, f"is_{name}") is True for name, holds in assumed.items() if holds)
 
 
 def _finite(v: sp.Expr) -> bool:
