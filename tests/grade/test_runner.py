@@ -236,3 +236,88 @@ def test_is_a_submission_left_ungraded_rather_than_scored_zero_when_no_sandbox_c
             grade(z, paths.sample_submissions_dir() / "loops_score_full.py", paths.tests_dir())
     finally:
         z.close()
+
+
+# ---- the whole submission in one request, and the statement-by-statement run it falls back to
+
+HONEST = (ENGINE / "submissions" / "honest_score_full.py").read_text()
+NOTEBOOK = ENGINE / "submissions" / "checked_early_score_partial.ipynb"
+
+
+def _with_cell(cells: list[str], path: Path) -> Path:
+    """A notebook of the checked-early fixture's cells and ``cells`` after them."""
+    import nbformat
+
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nb.cells += [nbformat.v4.new_code_cell(c) for c in cells]
+    nbformat.write(nb, path)
+    return path
+
+
+WHOLE_OR_STATEMENTS = {
+    "raises mid-cell": lambda d: _write(d / "raises.py", "print('before')\nraise ValueError('stop')\n" + HONEST),
+    "exits at a statement": lambda d: _write(
+        d / "exits.py", HONEST + "\nprint('ran')\nimport os\nos._exit(3)\ndef double(x):\n    return 0\n"
+    ),
+    "hangs at a statement": lambda d: _write(
+        d / "hangs.py", "def scale(x):\n    return 0\nwhile True:\n    pass\n" + HONEST
+    ),
+    "syntax error": lambda d: _write(d / "syntax.py", HONEST + "\ndef broken(:\n"),
+    "a notebook that checks, raises, then exits": lambda d: _with_cell(
+        ["print('late')", "import os\nos._exit(0)", "def scale(x):\n    return x"], d / "checks_then_exits.ipynb"
+    ),
+    "a notebook that checks and raises": lambda d: NOTEBOOK,
+}
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def _statement_by_statement(run, sb, first) -> bool:
+    run.whole_failed = True
+    sb.kill()
+    return False
+
+
+def _as_run(report) -> tuple:
+    return (
+        [(c.name, c.passed, c.message) for q in report.questions for c in q.cases],
+        report.errors,
+        report.log,
+        report.notes,
+    )
+
+
+@pytest.mark.parametrize("case", sorted(WHOLE_OR_STATEMENTS), ids=str)
+def test_does_running_the_submission_in_one_request_grade_as_running_it_statement_by_statement(
+    zygote, tmp_path, monkeypatch, case
+):
+    """Whatever the whole-submission request meets (an error mid-cell, a process that exits or hangs,
+    a syntax error, grader.check), the report is the statement-by-statement run's."""
+    from attnlab.grade import runner
+
+    path = WHOLE_OR_STATEMENTS[case](tmp_path)
+    limits = Limits(call=1, statement=2, wall=60)
+    whole = grade(zygote, path, limits=limits)
+    with monkeypatch.context() as m:
+        m.setattr(runner._Run, "run_whole", _statement_by_statement)
+        by_statement = grade(zygote, path, limits=limits)
+    assert _as_run(whole) == _as_run(by_statement)
+
+
+def test_does_a_submission_that_runs_to_its_end_take_one_request_to_execute(zygote, monkeypatch):
+    from attnlab.grade import session
+
+    kinds: list[str] = []
+    request = session.Sandbox.request
+
+    def counted(self, kind, *args, **kwargs):
+        kinds.append(kind)
+        return request(self, kind, *args, **kwargs)
+
+    monkeypatch.setattr(session.Sandbox, "request", counted)
+    report = grade(zygote, NOTEBOOK)
+    assert kinds.count("run") == 1 and "exec" not in kinds and "load" not in kinds
+    assert any("RuntimeError: a broken cell" in e for e in report.errors)

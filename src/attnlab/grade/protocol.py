@@ -72,6 +72,15 @@ WORKER_TO_SANDBOX = (
         "statement limit, bounded by what is left of the submission's wall limit",
     ),
     Message(
+        "run",
+        "worker",
+        "(prelude source or None, [cell source, ...])",
+        "per cell: None or (error type, message, line), each cell compiled whole from its text and run "
+        "to its first error (the prelude first); None if the prelude failed. The fast path: when it "
+        "fails in any way, a fresh sandbox runs the submission again with load and exec",
+        "statement limit, bounded by what is left of the submission's wall limit",
+    ),
+    Message(
         "names",
         "worker",
         "snapshot: bool",

@@ -1,9 +1,11 @@
 """Grade one submission: execute it in a sandbox, then run every test case against it.
 
-Execution goes one top-level statement at a time, so that a statement which crashes the process
-(``os._exit``, a segfault, a hang at import) behaves like one that raised: the rest of its cell is
-skipped, everything defined before it still counts, and a fresh sandbox re-executes the submission
-without it. A test call that times out or crashes fails its case; the next case gets a fresh sandbox.
+Execution first goes in one request, each cell compiled whole from its text and run to its first
+error, as Jupyter runs it. When that request fails in any way, it leaves no trace and a fresh sandbox
+executes the submission one top-level statement at a time, so that a statement which crashes the
+process (``os._exit``, a segfault, a hang at import) behaves like one that raised: the rest of its
+cell is skipped, everything defined before it still counts, and a fresh sandbox re-executes the
+submission without it. A test call that times out or crashes fails its case; the next case gets a fresh sandbox.
 ``grader.check(q)`` in a notebook checks q against the definitions at that point, and the last such
 check counts, as in otter's grading mode; questions never checked are checked after the last cell.
 
@@ -194,6 +196,7 @@ class _Run:
         self.lending: dict[str, Lent] = {}  # what the case running now lends
         self.seen_lent: set[str] = set()  # what the current sandbox has been lent
         self.seen_hidden = False  # whether the current sandbox has run a hidden case
+        self.whole_failed = False  # whether the submission failed to run in one request
 
     # ---- the whole run
     def run(self) -> Report:
@@ -382,6 +385,10 @@ class _Run:
                 sb.request(
                     "file", (self.path.name, self.path.read_bytes()), self.limits.statement, "copying the submission"
                 )
+            if not self.deaths and not self.whole_failed:
+                if self.run_whole(sb, first):
+                    return self.name_what_it_defined(sb)
+                return self.execute(first)  # the same, statement by statement, in a fresh sandbox
             if self.path.suffix == ".ipynb":
                 self.prelude(sb)
             counts = sb.request("load", self.cells, self.limits.statement, "compiling the submission")
@@ -417,6 +424,40 @@ class _Run:
                     errors[i] = self.exec_error(i, err)
                     break
         sb.on_check = None
+        return self.name_what_it_defined(sb)
+
+    def run_whole(self, sb: Sandbox, first: bool) -> bool:
+        """The fast path: the whole submission in one request, each cell compiled whole from its
+        text. Whatever goes wrong there (a crash, a timeout, a cell's death or a reply that is
+        not one) leaves no trace: the sandbox goes, and with ``first``, what its checks recorded
+        and printed, so that the statement-by-statement run after it starts as if this one had
+        never been."""
+        sb.on_check = self.checkpoint if first else None
+        budget = min(self.limits.statement, max(self.deadline - time.monotonic(), 0.01))
+        prelude = source.NOTEBOOK_PRELUDE if self.path.suffix == ".ipynb" else None
+        try:
+            reply = sb.request("run", (prelude, self.cells), budget, "executing the submission")
+        except StudentError:
+            reply = None
+        sb.on_check = None
+        if isinstance(reply, list) and len(reply) == len(self.cells) and all(map(_an_error_or_none, reply)):
+            if first:
+                for i, err in enumerate(reply):
+                    if err is not None:
+                        self.errors[i] = self.exec_error(i, err)
+            return True
+        self.whole_failed = True
+        sb.kill()
+        if first:
+            self.errors.clear()
+            self.results.clear()
+            self.checked.clear()
+            self.strikes.clear()
+            self.checks = 0
+            self.output = Output(self.limits.output)
+        return False
+
+    def name_what_it_defined(self, sb: Sandbox) -> bool:
         try:
             _, self.names = self.list_names(sb, snapshot=False)
         except StudentError as e:
@@ -581,3 +622,7 @@ class Lent:
             return self.fn(*args, **kwargs)
         finally:
             self.left -= time.monotonic() - start
+
+
+def _an_error_or_none(value: Any) -> bool:
+    return value is None or (isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], str))

@@ -304,8 +304,13 @@ class Runtime:
 
     def do_exec(self, unit):
         cell, stmt = unit
+        return self.execute(self.cells[cell][stmt], cell)
+
+    def execute(self, code: types.CodeType, cell: int):
+        """Run ``code`` (of cell ``cell``, counting from 0) in the namespace: None, or its error as
+        (type name, message, the cell's line where it raised)."""
         try:
-            exec(self.cells[cell][stmt], self.ns)
+            exec(code, self.ns)
         except BaseException as e:  # noqa: BLE001 - sys.exit at import is an error like otter's
             line = None
             for frame in traceback.extract_tb(e.__traceback__):
@@ -314,6 +319,31 @@ class Runtime:
             name, _, message, _ = describe_error(e)
             return (name, message[:300], line)
         return None
+
+    def do_run(self, body):
+        """The whole submission at once: each cell compiled from its text and run to its end or
+        its first error, as Jupyter runs it (``prelude`` first, when not None). The worker's fast
+        path: one request and one compilation per cell. Per cell, None or its error (type name,
+        message, line), the compiler's or the run's; None alone if the prelude failed."""
+        prelude, sources = body
+        if prelude is not None:
+            if self.execute(compile(prelude, "<prelude>", "exec"), -1) is not None:
+                return None
+        self.sources = [s if isinstance(s, str) else "" for s in sources]
+        self.cells = []
+        out: list[object] = []
+        for i, source in enumerate(sources):
+            filename = f"<cell {i + 1}>"
+            try:
+                try:
+                    code = compile(source, filename, "exec")
+                except (SyntaxError, ValueError, MemoryError, RecursionError):
+                    code = compile(python_source(source), filename, "exec")  # IPython syntax, or the error
+            except (SyntaxError, ValueError, MemoryError, RecursionError) as e:
+                out.append((type(e).__name__, getattr(e, "msg", str(e))[:300], getattr(e, "lineno", None)))
+                continue
+            out.append(self.execute(code, i))
+        return out
 
     def do_names(self, snapshot: bool):
         """What the submission defined: callables by signature, small plain values by value. With
