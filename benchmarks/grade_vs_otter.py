@@ -4,19 +4,19 @@ measured in the same run, so that a shared or loaded machine changes both sides 
     python benchmarks/grade_vs_otter.py [-n 40] [--bugs] [--copies 10] [--scale 500,5000] [--short]
         [--expect-mode root]
 
-One run measures (issue 23's targets in brackets):
+One run measures (issue 38's targets in brackets):
 
 1. a small class: N mixed submissions (the known-outcome samples, cycled to N, with ``--bugs`` the
    one-bug submissions of the bug corpus too), each graded by ``otter run -a autograder.zip`` one
    after another and by one ``attnlab grade`` of them all (median of three); scores must agree,
    except on questions graded with a lent reference, which otter's runner cannot lend (there a
-   failing callee costs points twice under otter) [ratio >= 50];
+   failing callee costs points twice under otter);
 2. a class: the same files ``--copies`` times under other names, graded once, against otter's
-   time per file from 1 [ratio >= 100];
+   time per file from 1 [ratio >= 70]; its CPU per file against the warm floor of 6 [<= 1.6];
 3. one file: ``attnlab grade one.py`` (median of three) against otter's median time per file
-   [otter / attnlab >= 4];
+   [otter / attnlab >= 5];
 4. ``attnlab check`` on the student notebook and on its ``.py`` twin (median of five each)
-   [notebook / .py <= 2];
+   [notebook / .py <= 1.1];
 5. linear at any class size: copies of one submission under 500 and 5,000 names (``--scale``),
    graded cold; the time per submission at the larger size against the smaller [<= 1.10], and
    the peak memory of the batch process itself (not its workers) at each size.
@@ -311,7 +311,7 @@ def main() -> int:
         row("  sequential otter run", f"{otter_time:.1f} s ({per_file:.2f} s each)", "")
         row("  attnlab grade", f"{ours_time:.2f} s (median of {', '.join(f'{t:.2f}' for t in runs)})", "")
         row("  its CPU, whole process tree", f"{ours_cpu:.2f} s ({1000 * ours_cpu / len(files):.0f} ms per file)", "")
-        row("  ratio", f"{otter_time / ours_time:.1f}x", "target >= 50x")
+        row("  ratio", f"{otter_time / ours_time:.1f}x", "")
         row(
             "  every score agrees with otter",
             "yes" if not disagree else "NO: " + ", ".join(disagree),
@@ -319,10 +319,14 @@ def main() -> int:
         )
         row(f"class ({args.copies} copies)", f"{class_n} submissions: {class_time:.1f} s", "")
         row("  its CPU, whole process tree", f"{class_cpu:.1f} s ({1000 * class_cpu / class_n:.0f} ms per file)", "")
-        row("  ratio (otter's time per file x count)", f"{per_file * class_n / class_time:.1f}x", "target >= 100x")
+        row("  ratio (otter's time per file x count)", f"{per_file * class_n / class_time:.1f}x", "target >= 70x")
         row("one file: attnlab grade", f"{one_time:.2f} s (otter run: {otter_one:.2f} s)", "")
-        row("  otter / attnlab", f"{otter_one / one_time:.1f}x", "target >= 4x")
-        row("attnlab check: notebook / .py twin", f"{notebook:.2f} s / {twin:.2f} s = {notebook / twin:.2f}", "<= 2")
+        row("  otter / attnlab", f"{otter_one / one_time:.1f}x", "target >= 5x")
+        row(
+            "attnlab check: notebook / .py twin",
+            f"{notebook:.2f} s / {twin:.2f} s = {notebook / twin:.2f}",
+            "target <= 1.1",
+        )
         for n in (small_n, large_n):
             seconds, rss = linear[n]
             row(
