@@ -97,10 +97,12 @@ def _bind_flags(path: str) -> int:
     return flags
 
 
-def prepare_root(view: View, stage: str) -> None:
+def prepare_root(view: View, stage: str, *, pivot: bool = False) -> None:
     """Build the read-only part of every sandbox's root, once, in a fresh tmpfs at ``stage``: the
     binds and masks, ``/dev`` and the empty mount points of what each sandbox gets of its own
-    (``enter_root``). Call in a mount namespace of its own (``stage`` is an empty folder there)."""
+    (``enter_root``). Call in a mount namespace of its own (``stage`` is an empty folder there).
+    With ``pivot``, that namespace then holds this root alone, as its root: a sandbox that starts
+    from a copy of it copies these mounts only, and has nothing to pivot out of and unmount."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     sources = {}
     for path in sorted(set(view.binds), key=lambda p: (p.count("/"), p)):
@@ -148,17 +150,28 @@ def prepare_root(view: View, stage: str) -> None:
     mount(None, dev, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
     _mountpoint(root + "/proc", True)
     mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    if pivot:
+        os.chdir(root)
+        pivot_root(".", ".")
+        _check(_libc.umount2(b".", ctypes.c_int(MNT_DETACH)), "umount old root")
+        os.chdir("/")
 
 
 def enter_root(view: View, stage: str) -> None:
-    """Pivot into a copy of the root that ``prepare_root`` built at ``stage``, with a private
+    """Pivot into a copy of the root that ``prepare_root`` built at ``stage`` (``stage`` empty: it
+    pivoted there itself, and this copy of its namespace is that root already), with a private
     ``/tmp`` and ``/dev/shm`` and the ``/proc`` of its own PID namespace. Call inside a copy of the
     template's mount namespace and a new PID namespace, as that namespace's first process."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
-    # a copy of its own to pivot into: where the template belongs to another user namespace, its
-    # mounts are locked together here, and pivot_root refuses a locked mount
-    mount(stage, stage, None, MS_BIND | MS_REC)
+    if stage:
+        # a copy of its own to pivot into: where the template belongs to another user namespace,
+        # its mounts are locked together here, and pivot_root refuses a locked mount
+        mount(stage, stage, None, MS_BIND | MS_REC)
     root = stage
+    try:
+        mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except OSError:
+        pass  # e.g. a container whose /proc is partly covered: the sandbox simply has no /proc
     tops: list[str] = []
     for path in sorted(p for p in set(view.binds) if _within(p, "/tmp") and p != "/tmp"):
         if not any(_within(path, top) for top in tops) and os.path.lexists(root + path):
@@ -168,17 +181,16 @@ def enter_root(view: View, stage: str) -> None:
     scratch = f"size={view.scratch_mb}m,mode=1777"
     mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, scratch)
     for path, (fd, is_dir) in held.items():
-        # a copy of the template's mount keeps its read-only flags, and its masks come along
+        # a copy of the template's mount keeps its read-only flags, and its masks come along (its
+        # file descriptor named through the host's /proc, or, in a template that is the root, the
+        # /proc mounted above)
         mount(f"/proc/self/fd/{fd}", _mountpoint(root + path, is_dir), None, MS_BIND | MS_REC)
         os.close(fd)
     mount("tmpfs", root + "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, scratch)
-    try:
-        mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    except OSError:
-        pass  # e.g. a container whose /proc is partly covered: the sandbox simply has no /proc
-    os.chdir(root)
-    pivot_root(".", ".")
-    _check(_libc.umount2(b".", ctypes.c_int(MNT_DETACH)), "umount old root")
+    if stage:
+        os.chdir(root)
+        pivot_root(".", ".")
+        _check(_libc.umount2(b".", ctypes.c_int(MNT_DETACH)), "umount old root")
     os.chdir("/")
     for path in ("/", *tops):
         if not os.statvfs(path).f_flag & ST_RDONLY:

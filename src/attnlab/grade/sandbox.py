@@ -603,10 +603,12 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
 
 @dataclass
 class Template:
-    """The read-only part of the sandboxes' root (``jail.prepare_root``), built once at ``stage`` in
-    a mount namespace (and, without root, a user namespace) of its own that no process runs in:
+    """The read-only part of the sandboxes' root (``jail.prepare_root``), built once in a mount
+    namespace (and, without root, a user namespace) of its own that no process runs in:
     ``namespaces`` holds it, as (file descriptor, type) in the order to enter them. A sandbox
-    starts from a copy of it (``jail.enter_root``), not from ~80 mounts of its own."""
+    starts from a copy of it (``jail.enter_root``), not from ~150 mounts of its own. As root, the
+    root of that namespace (``stage`` empty); without root, at ``stage`` beside the host's mounts
+    there, because a user namespace may mount a /proc only where one is fully visible already."""
 
     stage: str
     namespaces: list[tuple[int, int]]
@@ -666,7 +668,8 @@ class Zygote:
                 jail.unshare(jail.CLONE_NEWNS | (jail.CLONE_NEWUSER if mode == "userns" else 0))
                 if mode == "userns":
                     jail.map_user(uid, gid)
-                jail.prepare_root(jail.View(self.config["binds"], self.config["masks"]), stage)
+                # as root, the template is its namespace's root (``Template.stage``)
+                jail.prepare_root(jail.View(self.config["binds"], self.config["masks"]), stage, pivot=mode == "root")
                 os.write(done_w, b"1")
                 os.read(go_r, 1)  # until the zygote holds the namespaces
             finally:
@@ -679,7 +682,7 @@ class Zygote:
                 kinds = [("user", jail.CLONE_NEWUSER)] if mode == "userns" else []
                 for name, nstype in (*kinds, ("mnt", jail.CLONE_NEWNS)):
                     namespaces.append((os.open(f"/proc/{pid}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC), nstype))
-                self.template = Template(stage, namespaces)
+                self.template = Template("" if mode == "root" else stage, namespaces)
         except OSError:
             for fd, _ in namespaces:
                 os.close(fd)
