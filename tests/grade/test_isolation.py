@@ -659,6 +659,140 @@ def test_does_a_call_limit_count_the_submission_s_cpu_not_a_busy_neighbour_s(zyg
             os.waitpid(pid, 0)
 
 
+def _followers(z: Zygote, first, code: str, count: int = 4) -> list:
+    """For each of the ``count`` sandboxes started after ``first`` has ended as a submission ends
+    (killed, nobody waiting): whether it got ``first``'s cgroup (a zygote keeps an emptied one for
+    a later sandbox), what ``probe()`` of ``code`` returned there and the CPU time the grader
+    counts for it by then."""
+    group = first.cpu_file
+    first.kill()
+    out = []
+    for _ in range(count):
+        sb, found = run(z, code, timeout=60)
+        out.append((sb.cpu_file == group, found, sb.cpu_seconds()))
+        sb.kill()
+    return out
+
+
+@pytest.mark.skipif(not ROOT, reason="cgroups: as root")
+def test_does_a_sandbox_in_a_cgroup_used_before_get_all_of_its_memory_limit():
+    """A submission fills its /tmp, its /dev/shm and System V shared memory, which outlive its last
+    process for a moment; a later one in the same cgroup can still hold what a fresh one can:
+    a cgroup still charged with the first one's memory is not used again."""
+    from attnlab.grade.worker import claim_uid
+
+    uid, lock = claim_uid() if ROOT else (None, None)
+    z = Zygote(uid=uid, gid=uid, memory_mb=768, cpu_seconds=120)  # a /tmp and a /dev/shm of 96 MiB
+    try:
+        hog, filled = run(
+            z,
+            """
+            import ctypes, os
+            block = b"x" * (1 << 20)
+            filled = 0
+            for path in ("/tmp/fill", "/dev/shm/fill"):
+                with open(path, "wb") as f:
+                    try:
+                        for _ in range(90):
+                            f.write(block)
+                            filled += 1
+                    except OSError:
+                        pass
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.shmat.restype = ctypes.c_void_p
+            shm = libc.shmget(0x41544E4D, 200 << 20, 0o1600)
+            if shm >= 0:
+                ctypes.memset(libc.shmat(shm, None, 0), 1, 200 << 20)
+                filled += 200
+            def probe():
+                return filled
+        """,
+            timeout=60,
+        )
+        assert filled >= 300  # MiB that stay charged until its namespaces go
+        followers = _followers(
+            z,
+            hog,
+            """
+            import numpy as np
+            try:
+                block = np.ones((400 << 20) // 8)  # 400 MiB, every page touched
+                held = int(block[-1])
+            except MemoryError:
+                held = 0
+            def probe():
+                return held
+        """,
+        )
+    finally:
+        z.close()
+        if lock is not None:
+            os.close(lock)
+    assert [held for _, held, _ in followers] == [1] * len(followers)
+
+
+@pytest.mark.skipif(not ROOT, reason="cgroups: as root")
+def test_does_a_sandbox_in_a_cgroup_used_before_count_only_its_own_cpu_time():
+    """The CPU time of a cgroup is what the grader reads to stop a call at its limit: a sandbox that
+    gets the cgroup of one that spun for a second starts from zero. (A zygote of its own: one that
+    other tests use may have more emptied cgroups than it keeps, and remove this one.)"""
+    from attnlab.grade.worker import claim_uid
+
+    uid, lock = claim_uid()
+    z = Zygote(uid=uid, gid=uid, memory_mb=2048, cpu_seconds=120)
+    try:
+        spinner, _ = run(
+            z,
+            """
+            import time
+            end = time.process_time() + 1.0
+            while time.process_time() < end:
+                pass
+            def probe():
+                return None
+        """,
+        )
+        assert spinner.cpu_seconds() >= 1.0
+        followers = _followers(z, spinner, "def probe():\n    return None\n")
+    finally:
+        z.close()
+        os.close(lock)
+    assert any(reused for reused, _, _ in followers)  # emptied and used again
+    assert all(seconds < 0.5 for _, _, seconds in followers)
+
+
+@pytest.mark.skipif(not ROOT, reason="cgroups: as root")
+def test_is_a_cgroup_that_still_holds_a_process_never_emptied_for_another_sandbox():
+    """A process left in a finished sandbox's cgroup (one that did not die) keeps the cgroup from
+    being used again; once it is gone and reaped, the cgroup is used again with its CPU time at
+    zero."""
+    from attnlab.grade import jail
+
+    group = jail.Cgroup.create(f"attnlab-test-{os.getpid()}", memory_mb=256, pids=8)
+    if group is None or group.version != 1:
+        pytest.skip("no v1 cgroups here")
+    pid = os.fork()
+    if pid == 0:
+        group.add(os.getpid())
+        end = time.process_time() + 0.2
+        while time.process_time() < end:
+            pass
+        time.sleep(60)
+        os._exit(0)
+    try:
+        while group.cpu_seconds() < 0.2:
+            time.sleep(0.05)
+        left = group.vacate()
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    try:
+        assert not left
+        assert group.vacate() and group.cpu_seconds() == 0.0
+    finally:
+        group.remove()
+
+
 LANDLOCK_PROBE = """
 import ctypes, errno, os, socket, time
 import numpy as np

@@ -97,10 +97,12 @@ def _bind_flags(path: str) -> int:
     return flags
 
 
-def prepare_root(view: View, stage: str) -> None:
+def prepare_root(view: View, stage: str, *, pivot: bool = False) -> None:
     """Build the read-only part of every sandbox's root, once, in a fresh tmpfs at ``stage``: the
     binds and masks, ``/dev`` and the empty mount points of what each sandbox gets of its own
-    (``enter_root``). Call in a mount namespace of its own (``stage`` is an empty folder there)."""
+    (``enter_root``). Call in a mount namespace of its own (``stage`` is an empty folder there).
+    With ``pivot``, that namespace then holds this root alone, as its root: a sandbox that starts
+    from a copy of it copies these mounts only, and has nothing to pivot out of and unmount."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     sources = {}
     for path in sorted(set(view.binds), key=lambda p: (p.count("/"), p)):
@@ -148,17 +150,28 @@ def prepare_root(view: View, stage: str) -> None:
     mount(None, dev, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
     _mountpoint(root + "/proc", True)
     mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    if pivot:
+        os.chdir(root)
+        pivot_root(".", ".")
+        _check(_libc.umount2(b".", ctypes.c_int(MNT_DETACH)), "umount old root")
+        os.chdir("/")
 
 
 def enter_root(view: View, stage: str) -> None:
-    """Pivot into a copy of the root that ``prepare_root`` built at ``stage``, with a private
+    """Pivot into a copy of the root that ``prepare_root`` built at ``stage`` (``stage`` empty: it
+    pivoted there itself, and this copy of its namespace is that root already), with a private
     ``/tmp`` and ``/dev/shm`` and the ``/proc`` of its own PID namespace. Call inside a copy of the
     template's mount namespace and a new PID namespace, as that namespace's first process."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
-    # a copy of its own to pivot into: where the template belongs to another user namespace, its
-    # mounts are locked together here, and pivot_root refuses a locked mount
-    mount(stage, stage, None, MS_BIND | MS_REC)
+    if stage:
+        # a copy of its own to pivot into: where the template belongs to another user namespace,
+        # its mounts are locked together here, and pivot_root refuses a locked mount
+        mount(stage, stage, None, MS_BIND | MS_REC)
     root = stage
+    try:
+        mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except OSError:
+        pass  # e.g. a container whose /proc is partly covered: the sandbox simply has no /proc
     tops: list[str] = []
     for path in sorted(p for p in set(view.binds) if _within(p, "/tmp") and p != "/tmp"):
         if not any(_within(path, top) for top in tops) and os.path.lexists(root + path):
@@ -168,17 +181,16 @@ def enter_root(view: View, stage: str) -> None:
     scratch = f"size={view.scratch_mb}m,mode=1777"
     mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, scratch)
     for path, (fd, is_dir) in held.items():
-        # a copy of the template's mount keeps its read-only flags, and its masks come along
+        # a copy of the template's mount keeps its read-only flags, and its masks come along (its
+        # file descriptor named through the host's /proc, or, in a template that is the root, the
+        # /proc mounted above)
         mount(f"/proc/self/fd/{fd}", _mountpoint(root + path, is_dir), None, MS_BIND | MS_REC)
         os.close(fd)
     mount("tmpfs", root + "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, scratch)
-    try:
-        mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    except OSError:
-        pass  # e.g. a container whose /proc is partly covered: the sandbox simply has no /proc
-    os.chdir(root)
-    pivot_root(".", ".")
-    _check(_libc.umount2(b".", ctypes.c_int(MNT_DETACH)), "umount old root")
+    if stage:
+        os.chdir(root)
+        pivot_root(".", ".")
+        _check(_libc.umount2(b".", ctypes.c_int(MNT_DETACH)), "umount old root")
     os.chdir("/")
     for path in ("/", *tops):
         if not os.statvfs(path).f_flag & ST_RDONLY:
@@ -302,9 +314,15 @@ def set_limits(*, memory_mb: int, cpu_seconds: int, nproc: int | None, fsize_mb:
 # ---- cgroups: limits for a submission's whole process tree --------------------------------------
 
 
+# what a finished sandbox may leave charged to its memory group for the group to serve again: the
+# kernel's objects of its namespaces, freed a moment after its last process (measured: 0.1-0.5 MiB;
+# a fresh group has none, so the next sandbox may get up to this much less before its limit)
+LEFTOVER = 1 << 20
+
+
 class Cgroup:
-    """One sandbox's control groups (v1 hierarchies or one v2 group): memory, process count and CPU
-    accounting for every process it starts. ``create`` returns None where the machine has none we
+    """A sandbox's control groups (v1 hierarchies or one v2 group): memory, process count and CPU
+    accounting for every process it starts; once it has finished, emptied for the next (``vacate``). ``create`` returns None where the machine has none we
     may write (no root, a read-only /sys/fs/cgroup)."""
 
     def __init__(self, dirs: dict[str, str], version: int):
@@ -385,6 +403,27 @@ class Cgroup:
             pass
         return 0.0
 
+    def vacate(self) -> bool:
+        """Make this group, whose sandbox has finished, what a new one would be for the next
+        sandbox: no task in any of its hierarchies, a process count of zero, at most ``LEFTOVER``
+        bytes still charged to its memory and its CPU time counted from zero. False where it cannot
+        be (a task left, a larger charge, a v2 group, whose CPU time cannot be set back): it must go
+        (``remove``)."""
+        if self.version != 1:
+            return False
+        try:
+            if any(_read(f"{d}/cgroup.procs") for d in set(self.dirs.values())):
+                return False
+            mem = self.dirs["memory"]
+            if int(_read(f"{self.dirs['pids']}/pids.current")) or int(_read(f"{mem}/memory.usage_in_bytes")) > LEFTOVER:
+                return False
+            _write_optional(f"{mem}/memory.max_usage_in_bytes", "0")
+            usage = f"{self.dirs['cpuacct']}/cpuacct.usage"
+            _write(usage, "0")
+            return int(_read(usage)) == 0
+        except (OSError, ValueError):
+            return False
+
     def remove(self) -> None:
         for d in set(self.dirs.values()):
             for _ in range(200):
@@ -395,6 +434,11 @@ class Cgroup:
                     break
                 except OSError:
                     time.sleep(0.005)  # the last tasks are still leaving
+
+
+def _read(path: str) -> str:
+    with open(path) as f:
+        return f.read().strip()
 
 
 def _write(path: str, value: str) -> None:

@@ -73,6 +73,7 @@ DEVICES = {
 MAX_VALUE_BYTES = 1 << 20
 _NOT_PLAIN = (wire.Ref, wire.Handle, list, tuple, dict)
 MAX_SNAPSHOTS = 64
+POOLED = 4  # emptied cgroups a zygote keeps: its sandboxes end a few at a time (the spare, one being reaped)
 PRELOAD = (
     "math",
     "random",
@@ -632,10 +633,12 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
 
 @dataclass
 class Template:
-    """The read-only part of the sandboxes' root (``jail.prepare_root``), built once at ``stage`` in
-    a mount namespace (and, without root, a user namespace) of its own that no process runs in:
+    """The read-only part of the sandboxes' root (``jail.prepare_root``), built once in a mount
+    namespace (and, without root, a user namespace) of its own that no process runs in:
     ``namespaces`` holds it, as (file descriptor, type) in the order to enter them. A sandbox
-    starts from a copy of it (``jail.enter_root``), not from ~80 mounts of its own."""
+    starts from a copy of it (``jail.enter_root``), not from ~150 mounts of its own. As root, the
+    root of that namespace (``stage`` empty); without root, at ``stage`` beside the host's mounts
+    there, because a user namespace may mount a /proc only where one is fully visible already."""
 
     stage: str
     namespaces: list[tuple[int, int]]
@@ -655,6 +658,7 @@ class Zygote:
         self.mode = "none"
         self.scratch_base: str | None = None
         self.template: Template | None = None
+        self.cgroups: list = []  # emptied cgroups of finished sandboxes, for the next (``discard``)
         # a sandbox ready for the next spawn: (pid, channel, output pipe, CPU-time file)
         self.spare: tuple[int, int, int, str | None] | None = None
         # imported once a submission is going to use one (``preloads``), before its sandbox is forked
@@ -694,7 +698,8 @@ class Zygote:
                 jail.unshare(jail.CLONE_NEWNS | (jail.CLONE_NEWUSER if mode == "userns" else 0))
                 if mode == "userns":
                     jail.map_user(uid, gid)
-                jail.prepare_root(jail.View(self.config["binds"], self.config["masks"]), stage)
+                # as root, the template is its namespace's root (``Template.stage``)
+                jail.prepare_root(jail.View(self.config["binds"], self.config["masks"]), stage, pivot=mode == "root")
                 os.write(done_w, b"1")
                 os.read(go_r, 1)  # until the zygote holds the namespaces
             finally:
@@ -707,7 +712,7 @@ class Zygote:
                 kinds = [("user", jail.CLONE_NEWUSER)] if mode == "userns" else []
                 for name, nstype in (*kinds, ("mnt", jail.CLONE_NEWNS)):
                     namespaces.append((os.open(f"/proc/{pid}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC), nstype))
-                self.template = Template(stage, namespaces)
+                self.template = Template("" if mode == "root" else stage, namespaces)
         except OSError:
             for fd, _ in namespaces:
                 os.close(fd)
@@ -730,13 +735,14 @@ class Zygote:
     def spawn(self, chan_fd: int, out_fd: int, mode: str) -> tuple[int, str | None]:
         """Fork one sandbox; returns its pid and the file that counts its CPU time (or None)."""
         self.count += 1
+        self.reap()  # first: a sandbox that has finished gives its cgroup to this one
         cgroup = None
         if mode == "root":
-            cgroup = jail.Cgroup.create(
+            cgroup = self.cgroups.pop() if self.cgroups else None
+            cgroup = cgroup or jail.Cgroup.create(
                 f"attnlab-{os.getpid()}-{self.count}", memory_mb=self.config["memory_mb"], pids=self.config["nproc"]
             )
         scratch = None if mode in NAMESPACES else self.scratch()
-        self.reap()
         report_r, report_w = os.pipe()
         direct = _direct(mode)
         try:
@@ -744,7 +750,7 @@ class Zygote:
         except OSError:
             os.close(report_r)
             os.close(report_w)
-            _discard(cgroup, scratch)
+            self.discard(cgroup, scratch)
             return -1, None
         if waited == 0:
             os.close(report_r)
@@ -856,7 +862,7 @@ class Zygote:
 
     def reap(self, limit: float = 0.0) -> None:
         """Collect the processes killed without waiting (outer processes whose sandboxes are gone,
-        direct sandboxes), waiting up to ``limit`` seconds each, and remove their cgroups."""
+        direct sandboxes), waiting up to ``limit`` seconds each, and empty or remove their cgroups."""
         for waited, cgroup in list(self.exiting.items()):
             if limit > 0:
                 if _wait(waited, limit) is None:
@@ -869,8 +875,7 @@ class Zygote:
                 except ChildProcessError:
                     pass
             del self.exiting[waited]
-            if cgroup is not None:
-                cgroup.remove()  # type: ignore[attr-defined]  # a jail.Cgroup
+            self.discard(cgroup, None)
 
     def finish(self, waited: int, pid: int | None, cgroup, scratch: str | None) -> tuple[int | None, bool]:
         if self.mode not in NAMESPACES:
@@ -887,16 +892,26 @@ class Zygote:
             if status is None:
                 os.kill(waited, 9)
                 status, clean = _wait(waited, 5.0), False
-        _discard(cgroup, scratch)
+        self.discard(cgroup, scratch)
         return _signal_status(status), clean
 
+    def discard(self, cgroup, scratch: str | None) -> None:
+        """A finished sandbox's cgroup kept for the next sandbox where it holds nothing of this one
+        any more (``jail.Cgroup.vacate``: a new group costs the kernel more than emptying one),
+        removed otherwise; its scratch folder removed."""
+        if cgroup is not None:
+            if len(self.cgroups) < POOLED and cgroup.vacate():
+                self.cgroups.append(cgroup)
+            else:
+                cgroup.remove()
+        if scratch is not None:
+            _remove_tree(scratch)
 
-def _discard(cgroup, scratch: str | None) -> None:
-    """Remove a finished sandbox's cgroup and scratch folder."""
-    if cgroup is not None:
-        cgroup.remove()
-    if scratch is not None:
-        _remove_tree(scratch)
+    def close(self) -> None:
+        """Remove the cgroups kept for sandboxes that will not come."""
+        for cgroup in self.cgroups:
+            cgroup.remove()
+        self.cgroups = []
 
 
 def _remove_tree(path: str) -> None:
@@ -1240,6 +1255,7 @@ def main(config: dict) -> None:
     for pid in list(zygote.running):
         zygote.kill(pid, wait=False)  # all at once (with namespaces); then each is waited for here
     zygote.reap(limit=10.0)
+    zygote.close()
     if zygote.scratch_base is not None:
         _remove_tree(zygote.scratch_base)
     os._exit(0)
