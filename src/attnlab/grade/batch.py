@@ -271,7 +271,7 @@ def _grade(
         graded: dict[str, Graded] = {}
         todo: list[_Job] = []
         # what the assignment defines, from the solution's call graph (none known: nothing checked)
-        asks = asked.Asked(functions=set(config["dependencies"].get("calls", {})), quiz_variables=_quiz_variables())
+        asks = asked.Asked(functions=config["dependencies"].get("calls", {}), quiz_variables=_quiz_variables)
         for sub in found.submissions:
             try:
                 g, job = _prepare(sub, store / folders[sub.key], tests, fingerprint, force, asks)
@@ -395,7 +395,9 @@ def _prepare(
         return _unreadable(g, folder, sub.key, f"{sub.file.name}: {reason(e)}", tests, fields, staged=None), None
     digest = hashlib.sha256(sub.file.suffix.encode() + b"\0" + data).hexdigest()
     fields["sha256"] = digest
-    suspect = "" if unreadable(sub.file) else asks.problem(sub.file)
+    # ``data`` is what gets graded (the copy staged below): checked once, here
+    why = unreadable(sub.file, data=data)
+    suspect = "" if why else asks.problem(sub.file)
     if suspect:
         return _unreadable(g, folder, sub.key, f"{sub.file.name}: {suspect}", tests, fields, staged=None), None
     before = previous["extra_data"] if previous else {}
@@ -419,7 +421,6 @@ def _prepare(
     report.make_dirs(folder)
     (folder / "results.json").unlink(missing_ok=True)  # from here on, its presence means this run graded it
     atomic.write_atomic(staged, data, mode=report.FILE_MODE)
-    why = unreadable(staged)
     if why:
         g.action = ""
         return _unreadable(g, folder, sub.key, f"{sub.file.name}: {why}", tests, fields, staged), None

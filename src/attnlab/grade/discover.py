@@ -793,10 +793,11 @@ def _fingerprints(release: Path | None) -> set[str]:
     return {_fingerprint(p) for p in Path(release).rglob("*") if p.suffix in SUFFIXES and p.is_file()} - {""}
 
 
-def unreadable(path: Path) -> str | None:
-    """Why the file cannot be graded as a submission (not text, not a notebook), or None."""
+def unreadable(path: Path, *, data: bytes | None = None) -> str | None:
+    """Why the file cannot be graded as a submission (not text, not a notebook), or None; ``data``:
+    its bytes, read already."""
     try:
-        data = Path(path).read_bytes()
+        data = Path(path).read_bytes() if data is None else data
     except OSError as e:
         return f"cannot be read ({e.strerror or e})"
     kind = _binary_kind(data)
