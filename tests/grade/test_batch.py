@@ -4,6 +4,7 @@ names that try to break the batch, re-runs, dying workers."""
 import csv
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -665,3 +666,23 @@ def test_is_each_row_of_results_json_on_a_line_of_its_own(tmp_path):
         except ValueError:
             continue
     assert data["tests"] and all(row in one_line for row in data["tests"])
+
+
+def test_may_every_worker_of_a_run_import_what_sandbox_yaml_allows(tmp_path):
+    """The batch reads the assignment's sandbox.yaml once and hands it to its workers: does a
+    submission that imports a package only sandbox.yaml allows still score what its twin scores,
+    on each of two workers, and lose its points where sandbox.yaml allows nothing more?"""
+    honest = (ENGINE / "submissions" / "honest_score_full.py").read_text()
+    given = tmp_path / "given"
+    given.mkdir()
+    for name in ("ann", "bob", "cy", "dee"):
+        (given / f"{name}.py").write_text("import matplotlib\n" + honest)
+    kit = tmp_path / "kit"
+    shutil.copytree(ENGINE / "tests", kit / "tests")
+    (kit / "sandbox.yaml").write_text("packages: [numpy, matplotlib]\n")
+    main(submissions=[given], out=tmp_path / "allowed", tests_dir=kit / "tests", jobs=2, progress=False)
+    (kit / "sandbox.yaml").write_text("packages: [numpy]\n")
+    main(submissions=[given], out=tmp_path / "refused", tests_dir=kit / "tests", jobs=2, progress=False)
+    allowed, refused = grades(tmp_path / "allowed"), grades(tmp_path / "refused")
+    assert {r["total"] for r in allowed.values()} == {"5"}
+    assert {r["total"] for r in refused.values()} == {"0"}

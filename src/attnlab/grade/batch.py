@@ -56,7 +56,7 @@ from typing import Any, Callable, Iterable, Iterator
 from .. import __version__, atomic, importpath, paths
 from ..lms import canvas, moodle
 from ..lms.identity import Student
-from . import asked, calls, report, runrecord
+from . import asked, calls, launch, report, runrecord
 from .discover import Found, Submission, discover, read_regular, reason, unreadable
 from .limits import Limits
 from .report import GRADED, NOT_GRADED, UNREADABLE
@@ -176,6 +176,7 @@ def main(
         isolate=True,
         parent=os.getpid(),
         dependencies=calls.for_tests(tests_dir),
+        sandbox=_sandbox_settings(tests_dir),
     )
     jobs = jobs or os.cpu_count() or 1
     with _interruptible():
@@ -196,6 +197,15 @@ def main(
             for w in early:
                 if w.proc.poll() is None and not w.handed:
                     w.kill()
+
+
+def _sandbox_settings(tests_dir: Path) -> dict[str, tuple[str, ...]] | None:
+    """The assignment's sandbox.yaml, read here once for every worker (each would import a YAML
+    parser for it); None when it cannot be read: each worker then reads it and fails as before."""
+    try:
+        return launch.sandbox_config(tests_dir)
+    except Exception:  # noqa: BLE001 - whatever it is, the workers meet it and say so as they always did
+        return None
 
 
 class Interrupted(KeyboardInterrupt):
