@@ -581,6 +581,24 @@ def test_is_a_moodle_download_graded_into_moodles_grading_worksheet(tmp_path):
     assert result.exit_code == batch.NEEDS_HUMAN  # Bo handed in only a PDF
 
 
+def test_is_an_upload_defining_an_assignment_function_anywhere_graded_not_a_problem(tmp_path):
+    """A function defined only under an ``if``, or in a notebook's cell after one that does not
+    compile, still makes the file this assignment's code: graded, whatever it scores."""
+    import nbformat
+
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "guarded.py").write_text("if True:\n    def softmax(x):\n        return x\n")
+    cells = [nbformat.v4.new_code_cell("x = (\n"), nbformat.v4.new_code_cell("def causal_mask(n):\n    return n\n")]
+    (given / "later.ipynb").write_text(nbformat.writes(nbformat.v4.new_notebook(cells=cells)))
+    main(submissions=[given], out=tmp_path / "out", progress=False)
+    rows = grades(tmp_path / "out")
+    assert {k: (r["status"], r["problem"]) for k, r in rows.items()} == {
+        "guarded": ("graded", ""),
+        "later": ("graded", ""),
+    }
+
+
 def test_does_the_summary_say_why_a_canvas_download_has_no_moodle_import(tmp_path):
     result = run(tmp_path / "out", canvas_download(tmp_path))
     assert not (tmp_path / "out" / "moodle_import.csv").exists()
