@@ -281,8 +281,9 @@ class _Finder:
             self.strays(strays, shown, "Moodle", "<full name>_<participant id>_assignsubmission_...")
             files, dirs = [], []
         candidates = [f for f in files if f.suffix in SUFFIXES or f.suffix.lower() == ".zip"]
+        wanted = set(candidates)  # (a class's files: a list's ``in`` made this loop quadratic in them)
         for f in files:
-            if f not in candidates:
+            if f not in wanted:
                 self.ignore(f"{shown}/{f.name}", "not a .py, .ipynb or .zip file")
         groups: dict[str, list[Path]] = {}
         for f in candidates:
