@@ -4,6 +4,7 @@ names that try to break the batch, re-runs, dying workers."""
 import csv
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -580,6 +581,24 @@ def test_is_a_moodle_download_graded_into_moodles_grading_worksheet(tmp_path):
     assert result.exit_code == batch.NEEDS_HUMAN  # Bo handed in only a PDF
 
 
+def test_is_an_upload_defining_an_assignment_function_anywhere_graded_not_a_problem(tmp_path):
+    """A function defined only under an ``if``, or in a notebook's cell after one that does not
+    compile, still makes the file this assignment's code: graded, whatever it scores."""
+    import nbformat
+
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "guarded.py").write_text("if True:\n    def softmax(x):\n        return x\n")
+    cells = [nbformat.v4.new_code_cell("x = (\n"), nbformat.v4.new_code_cell("def causal_mask(n):\n    return n\n")]
+    (given / "later.ipynb").write_text(nbformat.writes(nbformat.v4.new_notebook(cells=cells)))
+    main(submissions=[given], out=tmp_path / "out", progress=False)
+    rows = grades(tmp_path / "out")
+    assert {k: (r["status"], r["problem"]) for k, r in rows.items()} == {
+        "guarded": ("graded", ""),
+        "later": ("graded", ""),
+    }
+
+
 def test_does_the_summary_say_why_a_canvas_download_has_no_moodle_import(tmp_path):
     result = run(tmp_path / "out", canvas_download(tmp_path))
     assert not (tmp_path / "out" / "moodle_import.csv").exists()
@@ -665,3 +684,23 @@ def test_is_each_row_of_results_json_on_a_line_of_its_own(tmp_path):
         except ValueError:
             continue
     assert data["tests"] and all(row in one_line for row in data["tests"])
+
+
+def test_may_every_worker_of_a_run_import_what_sandbox_yaml_allows(tmp_path):
+    """The batch reads the assignment's sandbox.yaml once and hands it to its workers: does a
+    submission that imports a package only sandbox.yaml allows still score what its twin scores,
+    on each of two workers, and lose its points where sandbox.yaml allows nothing more?"""
+    honest = (ENGINE / "submissions" / "honest_score_full.py").read_text()
+    given = tmp_path / "given"
+    given.mkdir()
+    for name in ("ann", "bob", "cy", "dee"):
+        (given / f"{name}.py").write_text("import matplotlib\n" + honest)
+    kit = tmp_path / "kit"
+    shutil.copytree(ENGINE / "tests", kit / "tests")
+    (kit / "sandbox.yaml").write_text("packages: [numpy, matplotlib]\n")
+    main(submissions=[given], out=tmp_path / "allowed", tests_dir=kit / "tests", jobs=2, progress=False)
+    (kit / "sandbox.yaml").write_text("packages: [numpy]\n")
+    main(submissions=[given], out=tmp_path / "refused", tests_dir=kit / "tests", jobs=2, progress=False)
+    allowed, refused = grades(tmp_path / "allowed"), grades(tmp_path / "refused")
+    assert {r["total"] for r in allowed.values()} == {"5"}
+    assert {r["total"] for r in refused.values()} == {"0"}

@@ -56,7 +56,7 @@ from typing import Any, Callable, Iterable, Iterator
 from .. import __version__, atomic, importpath, paths
 from ..lms import canvas, moodle
 from ..lms.identity import Student
-from . import asked, calls, report, runrecord
+from . import asked, calls, launch, report, runrecord
 from .discover import Found, Submission, discover, read_regular, reason, unreadable
 from .limits import Limits
 from .report import GRADED, NOT_GRADED, UNREADABLE
@@ -176,6 +176,7 @@ def main(
         isolate=True,
         parent=os.getpid(),
         dependencies=calls.for_tests(tests_dir),
+        sandbox=_sandbox_settings(tests_dir),
     )
     jobs = jobs or os.cpu_count() or 1
     with _interruptible():
@@ -196,6 +197,15 @@ def main(
             for w in early:
                 if w.proc.poll() is None and not w.handed:
                     w.kill()
+
+
+def _sandbox_settings(tests_dir: Path) -> dict[str, tuple[str, ...]] | None:
+    """The assignment's sandbox.yaml, read here once for every worker (each would import a YAML
+    parser for it); None when it cannot be read: each worker then reads it and fails as before."""
+    try:
+        return launch.sandbox_config(tests_dir)
+    except Exception:  # noqa: BLE001 - whatever it is, the workers meet it and say so as they always did
+        return None
 
 
 class Interrupted(KeyboardInterrupt):
@@ -271,7 +281,7 @@ def _grade(
         graded: dict[str, Graded] = {}
         todo: list[_Job] = []
         # what the assignment defines, from the solution's call graph (none known: nothing checked)
-        asks = asked.Asked(functions=set(config["dependencies"].get("calls", {})), quiz_variables=_quiz_variables())
+        asks = asked.Asked(functions=config["dependencies"].get("calls", {}), quiz_variables=_quiz_variables)
         for sub in found.submissions:
             try:
                 g, job = _prepare(sub, store / folders[sub.key], tests, fingerprint, force, asks)
@@ -395,7 +405,9 @@ def _prepare(
         return _unreadable(g, folder, sub.key, f"{sub.file.name}: {reason(e)}", tests, fields, staged=None), None
     digest = hashlib.sha256(sub.file.suffix.encode() + b"\0" + data).hexdigest()
     fields["sha256"] = digest
-    suspect = "" if unreadable(sub.file) else asks.problem(sub.file)
+    # ``data`` is what gets graded (the copy staged below): checked once, here
+    why = unreadable(sub.file, data=data)
+    suspect = "" if why else asks.problem(sub.file)
     if suspect:
         return _unreadable(g, folder, sub.key, f"{sub.file.name}: {suspect}", tests, fields, staged=None), None
     before = previous["extra_data"] if previous else {}
@@ -419,7 +431,6 @@ def _prepare(
     report.make_dirs(folder)
     (folder / "results.json").unlink(missing_ok=True)  # from here on, its presence means this run graded it
     atomic.write_atomic(staged, data, mode=report.FILE_MODE)
-    why = unreadable(staged)
     if why:
         g.action = ""
         return _unreadable(g, folder, sub.key, f"{sub.file.name}: {why}", tests, fields, staged), None

@@ -281,8 +281,9 @@ class _Finder:
             self.strays(strays, shown, "Moodle", "<full name>_<participant id>_assignsubmission_...")
             files, dirs = [], []
         candidates = [f for f in files if f.suffix in SUFFIXES or f.suffix.lower() == ".zip"]
+        wanted = set(candidates)  # (a class's files: a list's ``in`` made this loop quadratic in them)
         for f in files:
-            if f not in candidates:
+            if f not in wanted:
                 self.ignore(f"{shown}/{f.name}", "not a .py, .ipynb or .zip file")
         groups: dict[str, list[Path]] = {}
         for f in candidates:
@@ -793,10 +794,11 @@ def _fingerprints(release: Path | None) -> set[str]:
     return {_fingerprint(p) for p in Path(release).rglob("*") if p.suffix in SUFFIXES and p.is_file()} - {""}
 
 
-def unreadable(path: Path) -> str | None:
-    """Why the file cannot be graded as a submission (not text, not a notebook), or None."""
+def unreadable(path: Path, *, data: bytes | None = None) -> str | None:
+    """Why the file cannot be graded as a submission (not text, not a notebook), or None; ``data``:
+    its bytes, read already."""
     try:
-        data = Path(path).read_bytes()
+        data = Path(path).read_bytes() if data is None else data
     except OSError as e:
         return f"cannot be read ({e.strerror or e})"
     kind = _binary_kind(data)

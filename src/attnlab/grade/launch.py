@@ -97,6 +97,19 @@ def start(
     return Launched(proc, ctl, memory_mb)
 
 
+def sandbox_config(tests_dir: Path) -> dict[str, tuple[str, ...]]:
+    """What the assignment lets a submission import (``sandbox.yaml`` beside its tests folder):
+    ``packages``, distributions (numpy and IPython always, dependencies included), and
+    ``preload``, slow modules the zygote imports once a submission is going to import one."""
+    path = tests_dir.parent / "sandbox.yaml"
+    data: dict = {}
+    if path.is_file():
+        import yaml
+
+        data = yaml.safe_load(path.read_text()) or {}
+    return {key: tuple(str(x) for x in data.get(key) or ()) for key in ("packages", "preload")}
+
+
 def zygote(
     *,
     uid: int | None,
