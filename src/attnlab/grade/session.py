@@ -11,13 +11,18 @@ function's table stays here, and calls on its inputs are answered from it.
 from __future__ import annotations
 
 import builtins
+import fcntl
 import functools
 import inspect
 import os
 import resource
+import select
 import socket
 import subprocess
+import sys
+import termios
 import threading
+import time
 import weakref
 from typing import Any, Callable
 
@@ -79,27 +84,68 @@ def describe_trusted_error(e: BaseException) -> tuple[str, str, str]:
 class Output:
     """The submission's stdout and stderr: drained continuously, the first ``cap`` bytes kept."""
 
+    SETTLE = 0.5  # seconds ``text`` may wait for the drains to take in what their pipes hold
+
     def __init__(self, cap: int = 64 * 1024):
         self.cap = cap
         self.kept = bytearray()
         self.total = 0
         self.lock = threading.Lock()
+        self.open: set[int] = set()  # the pipes still drained (closed under the lock: never a reused number)
 
     def drain(self, fd: int) -> threading.Thread:
+        with self.lock:
+            self.open.add(fd)
+
         def run() -> None:
-            with os.fdopen(fd, "rb", buffering=0) as pipe:
-                while chunk := pipe.read(1 << 16):
+            # read under the lock, once the pipe is readable: a byte is either still in the pipe
+            # or kept, never in between, when ``text`` looks
+            ready = select.poll()
+            ready.register(fd, select.POLLIN)
+            try:
+                while True:
+                    ready.poll()
                     with self.lock:
+                        chunk = os.read(fd, 1 << 16)
+                        if not chunk:
+                            break
                         room = self.cap - len(self.kept)
                         if room > 0:
                             self.kept += chunk[:room]
                         self.total += len(chunk)
+            except OSError:
+                pass
+            finally:
+                with self.lock:
+                    self.open.discard(fd)
+                    os.close(fd)
 
         thread = threading.Thread(target=run, daemon=True)
         thread.start()
         return thread
 
+    def _unread(self) -> bool:
+        """Whether a drained pipe holds bytes its drain has not read yet (call with the lock)."""
+        buf = bytearray(4)
+        for fd in self.open:
+            try:
+                fcntl.ioctl(fd, termios.FIONREAD, buf)
+            except OSError:
+                continue
+            if int.from_bytes(buf, sys.byteorder):
+                return True
+        return False
+
     def text(self) -> str:
+        """What was kept. First, for up to ``SETTLE`` seconds, the drains take in what their pipes
+        hold already: a sandbox's prints are in its pipe before its reply (it flushes after each
+        request), but on a loaded machine the thread that reads them may not have run yet."""
+        end = time.monotonic() + self.SETTLE
+        while True:
+            with self.lock:
+                if not self._unread() or time.monotonic() > end:
+                    break
+            time.sleep(0.002)
         with self.lock:
             text = self.kept.decode("utf-8", "replace")
             if self.total > len(self.kept):
