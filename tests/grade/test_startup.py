@@ -210,6 +210,23 @@ def test_does_the_allow_list_find_the_distributions_that_importlib_metadata_find
     assert sum(isinstance(d, allowlist.DistInfo) for d in found) == 2  # read without importlib.metadata
 
 
+def test_does_an_absolute_path_in_a_record_keep_the_site_folder_out_of_the_view(tmp_path):
+    """A RECORD names a distribution's files relative to its site folder; a line naming a file by
+    its absolute path (a hand-made or foreign installer's) is no top-level entry of that folder, and
+    must not bind the whole folder, with the kit's solution and hidden tests beside the package."""
+    site_folder = tmp_path / "site-packages"
+    (site_folder / "pkg").mkdir(parents=True)
+    (site_folder / "pkg" / "__init__.py").write_text("")
+    info = site_folder / "pkg-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Name: pkg\nVersion: 1.0\n")
+    (info / "RECORD").write_text("pkg/__init__.py,,\n/etc/hostname,,\npkg-1.0.dist-info/RECORD,,\n")
+
+    tops, _ = allowlist.package_files(allowlist.DistInfo(str(info)))
+    assert str(site_folder.resolve()) not in tops
+    assert str((site_folder / "pkg").resolve()) in tops
+
+
 def test_does_the_loader_s_search_find_what_a_library_needs(tmp_path):
     """A shared object's needs, by the paths the loader opens (a link as named, and its target)."""
     import _ctypes

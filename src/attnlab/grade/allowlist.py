@@ -166,7 +166,8 @@ def package_files(dist: Distribution) -> tuple[set[str], set[str]]:
         names = [line.split(",", 1)[0].replace("\\", "/") for line in record.splitlines()]
     else:
         names = [f.as_posix() for f in dist.files or []]
-    tops = {name.split("/", 1)[0] for name in names if name} - {"..", "/", "__pycache__"}
+    # ("": a name given by its absolute path, outside the site folder like "..", not the folder itself)
+    tops = {name.split("/", 1)[0] for name in names if name} - {"", "..", "__pycache__"}
     tops = {top for top in tops if not top.endswith(".pth") and os.path.exists(os.path.join(base, top))}
     # (what is not a shared object after all is found out when it is read: not an ELF file)
     shared = {os.path.join(base, name) for name in names if ".so" in name and name.split("/", 1)[0] in tops}
