@@ -182,6 +182,51 @@ def test_is_the_allow_list_the_same_whatever_the_zygote_imported_first():
     assert bare == preloaded
 
 
+def test_does_the_allow_list_find_the_distributions_that_importlib_metadata_finds(tmp_path, monkeypatch):
+    """The zygote reads ``.dist-info`` folders itself, without importlib.metadata (whose import is a
+    tenth of its start): the same ones, under any spelling of a name, the first along the path
+    winning, and a distribution in another form (an ``.egg-info``) through importlib.metadata."""
+    from importlib import metadata
+
+    def dist(folder: Path, name: str, *requires: str) -> None:
+        folder.mkdir(parents=True)
+        lines = [f"Name: {name}", f"Version: {folder.parent.name}", *(f"Requires-Dist: {r}" for r in requires)]
+        (folder / ("PKG-INFO" if folder.suffix == ".egg-info" else "METADATA")).write_text("\n".join(lines) + "\n")
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    dist(first / "Some_Pkg-1.0.dist-info", "some-pkg", "other.pkg (>=1)", "left-out ; extra == 'docs'")
+    dist(second / "some_pkg-2.0.dist-info", "some-pkg")
+    dist(second / "other_pkg-1.0.dist-info", "other.pkg", "an-egg")
+    dist(first / "an_egg-1.0.egg-info", "an-egg")
+    dist(first / "left_out-1.0.dist-info", "left-out")
+    monkeypatch.syspath_prepend(str(second))
+    monkeypatch.syspath_prepend(str(first))
+
+    found = allowlist.distributions(["SOME.PKG"])
+    expected = [metadata.distribution(name) for name in ("some-pkg", "other-pkg", "an-egg")]
+    assert sorted(d.read_text("METADATA") or d.read_text("PKG-INFO") for d in found) == sorted(
+        d.read_text("METADATA") or d.read_text("PKG-INFO") for d in expected
+    )
+    assert sum(isinstance(d, allowlist.DistInfo) for d in found) == 2  # read without importlib.metadata
+
+
+def test_does_an_absolute_path_in_a_record_keep_the_site_folder_out_of_the_view(tmp_path):
+    """A RECORD names a distribution's files relative to its site folder; a line naming a file by
+    its absolute path (a hand-made or foreign installer's) is no top-level entry of that folder, and
+    must not bind the whole folder, with the kit's solution and hidden tests beside the package."""
+    site_folder = tmp_path / "site-packages"
+    (site_folder / "pkg").mkdir(parents=True)
+    (site_folder / "pkg" / "__init__.py").write_text("")
+    info = site_folder / "pkg-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Name: pkg\nVersion: 1.0\n")
+    (info / "RECORD").write_text("pkg/__init__.py,,\n/etc/hostname,,\npkg-1.0.dist-info/RECORD,,\n")
+
+    tops, _ = allowlist.package_files(allowlist.DistInfo(str(info)))
+    assert str(site_folder.resolve()) not in tops
+    assert str((site_folder / "pkg").resolve()) in tops
+
+
 def test_does_the_loader_s_search_find_what_a_library_needs(tmp_path):
     """A shared object's needs, by the paths the loader opens (a link as named, and its target)."""
     import _ctypes

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import site
+import stat
 import struct
 import sys
 import sysconfig
@@ -31,19 +32,17 @@ BASE_DISTRIBUTIONS = ("numpy", "ipython")
 SYSTEM_FILES = ("/etc/ld.so.cache",)
 
 
-def distributions(names: list[str]) -> list[metadata.Distribution]:
+def distributions(names: list[str]) -> list[Distribution]:
     """The named distributions and everything they require (extras left out), where installed."""
-    from importlib import metadata
-
-    seen: dict[str, metadata.Distribution] = {}
+    found = _metadata_folders()
+    seen: dict[str, Distribution] = {}
     todo = list(names)
     while todo:
         name = _normal(todo.pop())
         if name in seen:
             continue
-        try:
-            dist = metadata.distribution(name)
-        except metadata.PackageNotFoundError:
+        dist = _distribution(name, found)
+        if dist is None:
             continue
         seen[name] = dist
         for req in requirements(dist):
@@ -55,7 +54,77 @@ def distributions(names: list[str]) -> list[metadata.Distribution]:
     return list(seen.values())
 
 
-def requirements(dist: metadata.Distribution) -> list[str]:
+class DistInfo:
+    """An installed distribution's ``.dist-info`` folder, read directly: what ``view`` reads of an
+    ``importlib.metadata.Distribution``, without importing that module (with the email package
+    behind it, a tenth of the zygote's start-up)."""
+
+    files = requires = None  # a folder without RECORD or METADATA: nothing listed, nothing required
+
+    def __init__(self, folder: str):
+        self.folder = folder
+
+    def read_text(self, name: str) -> str | None:
+        try:
+            with open(os.path.join(self.folder, name), encoding="utf-8") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def locate_file(self, path: str) -> str:
+        return os.path.join(os.path.dirname(self.folder), path)
+
+
+if TYPE_CHECKING:
+    Distribution = metadata.Distribution | DistInfo
+
+
+def _metadata_folders() -> dict[str, str] | None:
+    """Where ``importlib.metadata.distribution`` finds each distribution, by its name as
+    ``_normal`` spells it, as that function searches: the folders of ``sys.path`` in order, each
+    listed once, the first ``.dist-info`` or ``.egg-info`` of a name winning. None where it would
+    search more than folders (a zip or an egg on the path, a finder of distributions besides the
+    path's): then it answers for every name (``_distribution``)."""
+    from importlib.machinery import PathFinder
+
+    if [f for f in sys.meta_path if hasattr(f, "find_distributions")] != [PathFinder]:
+        return None
+    found: dict[str, str] = {}
+    for entry in sys.path:
+        folder = entry or "."
+        if os.path.basename(folder).lower().endswith(".egg"):
+            return None
+        try:
+            children = os.listdir(folder)
+        except NotADirectoryError:
+            return None
+        except OSError:
+            continue  # missing: nothing found there
+        for child in children:
+            low = child.lower()
+            if low.endswith((".dist-info", ".egg-info")):
+                found.setdefault(_normal(low.rpartition(".")[0].partition("-")[0]), os.path.join(folder, child))
+    return found
+
+
+def _distribution(name: str, found: dict[str, str] | None) -> Distribution | None:
+    """The distribution ``name`` (spelt as ``_normal`` spells it): the ``.dist-info`` folder that
+    ``found`` names for it, read directly; importlib.metadata's answer for anything else."""
+    if found is not None:
+        folder = found.get(name)
+        if folder is None:
+            return None
+        if folder.lower().endswith(".dist-info") and os.path.isdir(folder):
+            return DistInfo(folder)
+    from importlib import metadata
+
+    try:
+        return metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def requirements(dist: Distribution) -> list[str]:
     """``dist.requires``, read from the Requires-Dist headers of its METADATA directly: the email
     parser behind ``requires`` takes most of the zygote's time for the allow-list."""
     text = dist.read_text("METADATA")
@@ -83,12 +152,12 @@ def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def package_paths(dist: metadata.Distribution) -> set[str]:
+def package_paths(dist: Distribution) -> set[str]:
     """The top-level files and folders a distribution installed into its site folder."""
     return package_files(dist)[0]
 
 
-def package_files(dist: metadata.Distribution) -> tuple[set[str], set[str]]:
+def package_files(dist: Distribution) -> tuple[set[str], set[str]]:
     """(the top-level files and folders a distribution installed into its site folder, the shared
     objects among its files), from one reading of its RECORD."""
     base = os.path.realpath(str(dist.locate_file("")))
@@ -97,7 +166,8 @@ def package_files(dist: metadata.Distribution) -> tuple[set[str], set[str]]:
         names = [line.split(",", 1)[0].replace("\\", "/") for line in record.splitlines()]
     else:
         names = [f.as_posix() for f in dist.files or []]
-    tops = {name.split("/", 1)[0] for name in names if name} - {"..", "/", "__pycache__"}
+    # ("": a name given by its absolute path, outside the site folder like "..", not the folder itself)
+    tops = {name.split("/", 1)[0] for name in names if name} - {"", "..", "__pycache__"}
     tops = {top for top in tops if not top.endswith(".pth") and os.path.exists(os.path.join(base, top))}
     # (what is not a shared object after all is found out when it is read: not an ELF file)
     shared = {os.path.join(base, name) for name in names if ".so" in name and name.split("/", 1)[0] in tops}
@@ -116,15 +186,13 @@ def site_dirs() -> set[str]:
 
 def mapped_libraries() -> set[str]:
     """Shared objects mapped into this process (the interpreter's and the allowed packages')."""
-    out = set()
+    paths = set()  # each file once: a library is mapped in several parts
     with open("/proc/self/maps") as f:
         for line in f:
             parts = line.split(maxsplit=5)
             if len(parts) == 6 and parts[5].startswith("/"):
-                path = parts[5].strip()
-                if not path.endswith(" (deleted)") and os.path.isfile(path):
-                    out.add(os.path.realpath(path))
-    return out
+                paths.add(parts[5].strip())
+    return {os.path.realpath(p) for p in paths if not p.endswith(" (deleted)") and os.path.isfile(p)}
 
 
 def view(allowed: list[str]) -> tuple[list[str], list[str]]:
@@ -302,6 +370,21 @@ def default_folders() -> list[str]:
     return folders + (["/lib64", "/usr/lib64"] if sys.maxsize > 2**32 else []) + ["/lib", "/usr/lib"]
 
 
+def _parsed(path: str, parsed: dict[tuple[int, int], _Elf | None]) -> _Elf | None:
+    """The ELF file at ``path`` (None: none there), read unless ``parsed`` holds it already."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = (st.st_dev, st.st_ino)
+    if key not in parsed:
+        try:
+            parsed[key] = _Elf(path) if stat.S_ISREG(st.st_mode) else None
+        except (OSError, ValueError, struct.error, IndexError):
+            parsed[key] = None
+    return parsed[key]
+
+
 def needed_libraries(objects: list[str], *, cache: dict[str, list[str]] | None = None) -> set[str]:
     """The libraries that ``objects`` need, directly or through each other, as paths the dynamic
     loader opens them by (a symbolic link as it is named: the view binds what it points to there)
@@ -314,19 +397,12 @@ def needed_libraries(objects: list[str], *, cache: dict[str, list[str]] | None =
     env_path = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d]
     defaults = default_folders()
     parsed: dict[tuple[int, int], _Elf | None] = {}  # by (device, inode): a file read once
+    looked: dict[str, _Elf | None] = {}  # by path: each looked at once (every object needs libc)
 
     def elf(path: str) -> _Elf | None:
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        key = (st.st_dev, st.st_ino)
-        if key not in parsed:
-            try:
-                parsed[key] = _Elf(path) if os.path.isfile(path) else None
-            except (OSError, ValueError, struct.error, IndexError):
-                parsed[key] = None
-        return parsed[key]
+        if path not in looked:
+            looked[path] = _parsed(path, parsed)
+        return looked[path]
 
     main = elf(sys.executable)
     kind = main.kind if main else None
