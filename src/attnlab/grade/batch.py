@@ -774,6 +774,10 @@ def _schedule(
                     if job is not None:
                         queue.remove(job)
                         w.send(job)
+                        if not queue:
+                            # its last job (a retry would go to a fresh worker): told now, it ends
+                            # as soon as it has answered, while this process writes the reports
+                            w.end_input()
                     else:
                         sel.unregister(w.out)
                         workers.remove(w)
