@@ -180,7 +180,6 @@ def main(
         limits=limits.__dict__,
         isolate=True,
         parent=os.getpid(),
-        dependencies=calls.for_tests(tests_dir),
     )
     jobs = jobs or os.cpu_count() or 1
     with _interruptible():
@@ -189,10 +188,13 @@ def main(
         # submissions; no more of them than there are submissions when those are named one by one
         # (one file: one worker)
         named = all(Path(s).suffix in (".py", ".ipynb") for s in submissions)
-        early = _start_workers(config, min(jobs, len(submissions)) if named else jobs)
+        # (before the call graph and sandbox.yaml are read: those follow on the workers' input, read
+        # meanwhile, and a worker needs them only once its zygote has started)
+        early = _start_workers(dict(config, follows=True), min(jobs, len(submissions)) if named else jobs)
         try:
-            # (these read sandbox.yaml themselves, while their zygotes import numpy: off the path)
-            config["sandbox"] = _sandbox_settings(tests_dir)
+            config.update(dependencies=calls.for_tests(tests_dir), sandbox=_sandbox_settings(tests_dir))
+            for w in early:
+                w.follow({key: config[key] for key in ("dependencies", "sandbox")})
             return _grade(
                 submissions, out, tests_dir, support_dir, limits, config, jobs, early, force, the_roster, progress
             )
@@ -650,6 +652,15 @@ class _Worker:
         self.ready = False
         self.served = 0
         self.handed = False  # to the scheduler, which ends it
+
+    def follow(self, rest: dict) -> None:
+        """The rest of the config of a worker started with ``follows`` (``worker.launch_zygote``)."""
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(json.dumps(rest) + "\n")
+            self.proc.stdin.flush()
+        except OSError:  # it died already: the scheduler meets that and replaces it
+            pass
 
     def send(self, job: _Job) -> None:
         self.job, self.since = job, time.monotonic()
