@@ -485,6 +485,20 @@ def test_does_grading_one_named_file_start_one_worker(tmp_path, monkeypatch):
     assert len(started) == 1
 
 
+LAST_JOB = [sys.executable, str(Path(__file__).with_name("last_job_worker.py"))]
+
+
+def test_is_a_worker_told_its_job_is_its_last_before_it_answers(tmp_path, monkeypatch):
+    """One file: the worker's end (its zygote quitting) overlaps the batch's writing of the
+    reports instead of following it; a worker with more to grade is not told so."""
+    monkeypatch.setattr(batch, "WORKER", LAST_JOB)
+    for name in ("ann", "bob"):
+        (tmp_path / f"{name}.py").write_text(FULL)
+    assert [g.score for g in run(tmp_path / "out", tmp_path / "ann.py", tmp_path / "bob.py", jobs=1).graded] == [5, 5]
+    told = {name: (tmp_path / "out" / "submissions" / name / "told.txt").read_text() for name in ("ann", "bob")}
+    assert sorted(told.values()) == ["False", "True"]
+
+
 def test_are_bob_and_a_file_named_like_bobs_results_folder_both_graded(tmp_path):
     """(issue 34.6: ``bob-<hash>.py`` beside ``Bob.py`` ended the run)"""
     from attnlab.grade.report import folder_name

@@ -104,3 +104,44 @@ def test_does_a_forged_reply_leave_the_worker_no_bigger(tmp_path):
         worker.stdin.close()
         worker.wait(timeout=30)
     assert after - ready <= MAX_GROWTH, f"{(after - ready) >> 20} MiB"
+
+
+def test_does_a_worker_started_before_its_call_graph_was_read_get_it_on_its_input_and_keep_it(tmp_path):
+    """The batch starts its first workers before it reads the call graph and sandbox.yaml, which
+    follow as the first line of their input: such a worker grades as one given them up front, and
+    still does after starting afresh (memory threshold 0: after every job), reading no second line."""
+    tests = paths.tests_dir()
+    config = dict(
+        tests_dir=str(tests),
+        support_dir=str(paths.autograder_dir() / "support"),
+        out=str(tmp_path / "out"),
+        limits=Limits.from_timeout(2, 1024).__dict__,
+        isolate=True,
+        parent=os.getpid(),
+        follows=True,
+        max_growth_mb=0,
+    )
+    worker = subprocess.Popen(
+        [*importpath.python_command("attnlab.grade.worker", "main"), json.dumps(config)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd="/",
+    )
+    assert worker.stdin is not None and worker.stdout is not None
+    try:
+        worker.stdin.write(json.dumps({"dependencies": calls.for_tests(tests), "sandbox": None}) + "\n")
+        worker.stdin.flush()
+        assert "ready" in json.loads(worker.stdout.readline())
+        scores = []
+        for i in range(2):
+            job = {"path": str(FIXTURES / "twin.py"), "name": f"j{i}", "fields": {}, "who": "x"}
+            worker.stdin.write(json.dumps(job) + "\n")
+            worker.stdin.flush()
+            scores.append(json.loads(worker.stdout.readline())["score"])
+        restarted = json.loads(Path(f"/proc/{worker.pid}/cmdline").read_bytes().split(b"\0")[-2])
+    finally:
+        worker.stdin.close()
+        worker.wait(timeout=30)
+    assert scores[0] == scores[1] > 0
+    assert restarted.get("restarted") is True and "dependencies" in restarted and "follows" not in restarted

@@ -37,29 +37,32 @@ roster, nothing to grade) raise, and the CLI exits 1 with the message.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import selectors
 import signal
-import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter, deque
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from .. import __version__, atomic, importpath, paths
-from ..lms import canvas, moodle
-from ..lms.identity import Student
-from . import asked, calls, launch, report, runrecord
-from .discover import Found, Submission, discover, read_regular, reason, unreadable
+from . import calls, report, runrecord
 from .limits import Limits
 from .report import GRADED, NOT_GRADED, UNREADABLE
+
+# what only comes into use once the workers run (the roster's and the LMS files' modules, discovery,
+# hashing, statistics: some 25 ms of imports) is imported where it is used, so that a worker, on the
+# critical path of a run, starts that much sooner
+if TYPE_CHECKING:
+    from ..lms import canvas
+    from ..lms.identity import Student
+    from . import asked
+    from .discover import Found, Submission
 
 # isolated mode, from the file-system root: nothing a student names is on a worker's import path
 WORKER = importpath.python_command("attnlab.grade.worker", "main")
@@ -158,9 +161,11 @@ def main(
         raise ValueError("--column chooses a column of the roster: give --roster too")
     if scale and roster is None:
         raise ValueError("--scale scales the totals to the roster's points: give --roster too")
-    the_roster = (
-        canvas.load(Path(roster), column=column, assignment=paths.current_assignment(), scale=scale) if roster else None
-    )
+    the_roster = None
+    if roster:
+        from ..lms import canvas
+
+        the_roster = canvas.load(Path(roster), column=column, assignment=paths.current_assignment(), scale=scale)
     out = Path(out).resolve()
     tests_dir = Path(tests_dir or paths.tests_dir()).resolve()
     if support_dir is None and (paths.autograder_dir() / "support").is_dir():
@@ -175,8 +180,6 @@ def main(
         limits=limits.__dict__,
         isolate=True,
         parent=os.getpid(),
-        dependencies=calls.for_tests(tests_dir),
-        sandbox=_sandbox_settings(tests_dir),
     )
     jobs = jobs or os.cpu_count() or 1
     with _interruptible():
@@ -185,8 +188,13 @@ def main(
         # submissions; no more of them than there are submissions when those are named one by one
         # (one file: one worker)
         named = all(Path(s).suffix in (".py", ".ipynb") for s in submissions)
-        early = _start_workers(config, min(jobs, len(submissions)) if named else jobs)
+        # (before the call graph and sandbox.yaml are read: those follow on the workers' input, read
+        # meanwhile, and a worker needs them only once its zygote has started)
+        early = _start_workers(dict(config, follows=True), min(jobs, len(submissions)) if named else jobs)
         try:
+            config.update(dependencies=calls.for_tests(tests_dir), sandbox=_sandbox_settings(tests_dir))
+            for w in early:
+                w.follow({key: config[key] for key in ("dependencies", "sandbox")})
             return _grade(
                 submissions, out, tests_dir, support_dir, limits, config, jobs, early, force, the_roster, progress
             )
@@ -202,6 +210,8 @@ def main(
 def _sandbox_settings(tests_dir: Path) -> dict[str, tuple[str, ...]] | None:
     """The assignment's sandbox.yaml, read here once for every worker (each would import a YAML
     parser for it); None when it cannot be read: each worker then reads it and fails as before."""
+    from . import launch
+
     try:
         return launch.sandbox_config(tests_dir)
     except Exception:  # noqa: BLE001 - whatever it is, the workers meet it and say so as they always did
@@ -256,7 +266,11 @@ def _grade(
 ) -> Run:
     # the grading engine (numpy, the tests) and the item analysis (its SVG writer: urllib) load
     # here, while the workers start
-    from . import analysis
+    import tempfile
+
+    from ..lms import canvas, moodle
+    from . import analysis, asked
+    from .discover import discover
     from .runner import load_tests
 
     tests = load_tests(tests_dir, support_dir)
@@ -358,6 +372,8 @@ def _grade(
 def folders_of(subs: list[Submission]) -> dict[str, str]:
     """Each submission's results folder. A key that is itself a hashed folder name of another
     (``bob-<hash>`` beside ``Bob``) gets a hashed folder of its own, as any other odd key does."""
+    import hashlib
+
     folders: dict[str, str] = {}
     taken: set[str] = set()
     plain = sorted(subs, key=lambda sub: report.folder_name(sub.key) == sub.key)  # hashed names first
@@ -386,6 +402,10 @@ def _prepare(
     sub: Submission, folder: Path, tests: list, fingerprint: str, force: bool, asks: asked.Asked
 ) -> tuple[Graded, _Job | None]:
     """The submission's row as it stands, and its job when it must be (re)graded."""
+    import hashlib
+
+    from .discover import read_regular, reason, unreadable
+
     g = Graded(
         sub.key, None, {}, folder / "results.json", students=sub.students, origin=sub.origin, notes=list(sub.notes)
     )
@@ -472,6 +492,8 @@ def _unreadable(
 def _tests_fingerprint(tests_dir: Path, support_dir: Path | None, limits: Limits, dependencies: dict) -> str:
     """Changes when anything that decides a grade changes: tests, oracle, limits, the call graph and
     its isolation setting, engine version."""
+    import hashlib
+
     h = hashlib.sha256(json.dumps([__version__, limits.__dict__, dependencies], sort_keys=True).encode())
     for root in filter(None, (tests_dir, support_dir)):
         for p in sorted(root.rglob("*")):
@@ -540,6 +562,10 @@ def found_csv(found: Found, graded: dict[str, Graded], folders: dict[str, str]) 
 
 def summary(run: Run, questions: list[tuple[str, float]]) -> list[str]:
     """The closing lines (rich markup; every name escaped)."""
+    import statistics
+
+    from ..lms import canvas
+
     s = report.shown
     layouts = ", ".join(f"{n} {kind}" for kind, n in sorted(run.found.layouts().items()))
     lines = [
@@ -626,6 +652,15 @@ class _Worker:
         self.ready = False
         self.served = 0
         self.handed = False  # to the scheduler, which ends it
+
+    def follow(self, rest: dict) -> None:
+        """The rest of the config of a worker started with ``follows`` (``worker.launch_zygote``)."""
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(json.dumps(rest) + "\n")
+            self.proc.stdin.flush()
+        except OSError:  # it died already: the scheduler meets that and replaces it
+            pass
 
     def send(self, job: _Job) -> None:
         self.job, self.since = job, time.monotonic()
@@ -750,6 +785,10 @@ def _schedule(
                     if job is not None:
                         queue.remove(job)
                         w.send(job)
+                        if not queue:
+                            # its last job (a retry would go to a fresh worker): told now, it ends
+                            # as soon as it has answered, while this process writes the reports
+                            w.end_input()
                     else:
                         sel.unregister(w.out)
                         workers.remove(w)

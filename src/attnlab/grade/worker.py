@@ -64,7 +64,9 @@ def claim_uid() -> tuple[int, int]:
 def launch_zygote(config: dict) -> launch.Launched:
     """Start this worker's zygote: first of all, before numpy is imported here; its user id and
     the assignment's packages (the config's ``sandbox``, else read here; the lock files) follow
-    while it imports numpy (``launch.Launched.allow``)."""
+    while it imports numpy (``launch.Launched.allow``). A config that says ``follows`` (the batch
+    started this worker before it had read them) gets its ``dependencies`` and ``sandbox`` from
+    the first line of stdin, read once the zygote is starting: ``config`` then holds them."""
     limits = config["limits"]
     launched = launch.start(
         memory_mb=limits["memory_mb"],
@@ -73,6 +75,8 @@ def launch_zygote(config: dict) -> launch.Launched:
         cpu=config.get("cpu"),
     )
     try:
+        if config.pop("follows", False):
+            config.update(json.loads(sys.stdin.readline()))
         uid = gid = None
         if os.geteuid() == 0 and config["isolate"]:
             uid, _lock = claim_uid()
