@@ -12,6 +12,28 @@ from attnlab.grade.limits import Limits
 from known_outcomes import FIXTURES
 
 
+def _worker(tmp_path: Path, **config) -> subprocess.Popen:
+    """A worker started as the batch starts one, grading the shared tests, restarting after every
+    job (memory threshold 0), with ``config`` besides."""
+    config = dict(
+        tests_dir=str(paths.tests_dir()),
+        support_dir=str(paths.autograder_dir() / "support"),
+        out=str(tmp_path / "out"),
+        limits=Limits.from_timeout(2, 1024).__dict__,
+        isolate=True,
+        parent=os.getpid(),
+        max_growth_mb=0,
+        **config,
+    )
+    return subprocess.Popen(
+        [*importpath.python_command("attnlab.grade.worker", "main"), json.dumps(config)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd="/",
+    )
+
+
 def test_does_a_forged_reply_cost_its_submission_alone_and_a_restart_keep_the_worker_serving(tmp_path):
     """A submission that forges a reply numpy refuses to decode is graded like its twin (the
     statement that forged it fails), the same worker grades the next job, and a worker past its
@@ -21,23 +43,7 @@ def test_does_a_forged_reply_cost_its_submission_alone_and_a_restart_keep_the_wo
     forged = tmp_path / "forged.py"
     forged.write_text(twin + "\n\n" + (FIXTURES / "hostile" / "forged_array_reply.py").read_text())
     tests = paths.tests_dir()
-    config = dict(
-        tests_dir=str(tests),
-        support_dir=str(paths.autograder_dir() / "support"),
-        out=str(tmp_path / "out"),
-        limits=Limits.from_timeout(2, 1024).__dict__,
-        isolate=True,
-        parent=os.getpid(),
-        dependencies=calls.for_tests(tests),
-        max_growth_mb=0,
-    )
-    worker = subprocess.Popen(
-        [*importpath.python_command("attnlab.grade.worker", "main"), json.dumps(config)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd="/",
-    )
+    worker = _worker(tmp_path, dependencies=calls.for_tests(tests))
     assert worker.stdin is not None and worker.stdout is not None
     try:
         assert "ready" in json.loads(worker.stdout.readline())
@@ -111,23 +117,7 @@ def test_does_a_worker_started_before_its_call_graph_was_read_get_it_on_its_inpu
     follow as the first line of their input: such a worker grades as one given them up front, and
     still does after starting afresh (memory threshold 0: after every job), reading no second line."""
     tests = paths.tests_dir()
-    config = dict(
-        tests_dir=str(tests),
-        support_dir=str(paths.autograder_dir() / "support"),
-        out=str(tmp_path / "out"),
-        limits=Limits.from_timeout(2, 1024).__dict__,
-        isolate=True,
-        parent=os.getpid(),
-        follows=True,
-        max_growth_mb=0,
-    )
-    worker = subprocess.Popen(
-        [*importpath.python_command("attnlab.grade.worker", "main"), json.dumps(config)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd="/",
-    )
+    worker = _worker(tmp_path, follows=True)
     assert worker.stdin is not None and worker.stdout is not None
     try:
         worker.stdin.write(json.dumps({"dependencies": calls.for_tests(tests), "sandbox": None}) + "\n")
