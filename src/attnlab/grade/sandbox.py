@@ -73,6 +73,8 @@ DEVICES = {
 MAX_VALUE_BYTES = 1 << 20
 _NOT_PLAIN = (wire.Ref, wire.Handle, list, tuple, dict)
 MAX_SNAPSHOTS = 64
+# what compiling a cell's text may raise: its syntax error, or a text too odd or too deep to compile
+_UNCOMPILABLE = (SyntaxError, ValueError, MemoryError, RecursionError)
 POOLED = 4  # emptied cgroups a zygote keeps: its sandboxes end a few at a time (the spare, one being reaped)
 PRELOAD = (
     "math",
@@ -140,7 +142,7 @@ def python_source(source: str) -> str:
     try:
         ast.parse(source)
         return source  # plain Python (a `%` or `!=` of its own): IPython would leave it as it is
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+    except _UNCOMPILABLE:
         pass
     from IPython.core.inputtransformer2 import TransformerManager
 
@@ -292,14 +294,13 @@ class Runtime:
             try:
                 try:
                     tree = ast.parse(source, filename)  # plain Python, as most cells are: parsed once
-                except (SyntaxError, ValueError, MemoryError, RecursionError):
+                except _UNCOMPILABLE:
                     tree = ast.parse(python_source(source), filename)  # IPython syntax, or the error
                 codes = [compile(ast.Module([node], []), filename, "exec") for node in tree.body]
                 out.append([node.lineno for node in tree.body])
-            except (SyntaxError, ValueError, MemoryError, RecursionError) as e:
+            except _UNCOMPILABLE as e:
                 codes = []
-                line = getattr(e, "lineno", None)
-                out.append((type(e).__name__, getattr(e, "msg", str(e))[:300], line))
+                out.append(_compile_error(e))
             self.cells.append(codes)
         return out
 
@@ -338,10 +339,10 @@ class Runtime:
             try:
                 try:
                     code = compile(source, filename, "exec")
-                except (SyntaxError, ValueError, MemoryError, RecursionError):
+                except _UNCOMPILABLE:
                     code = compile(python_source(source), filename, "exec")  # IPython syntax, or the error
-            except (SyntaxError, ValueError, MemoryError, RecursionError) as e:
-                out.append((type(e).__name__, getattr(e, "msg", str(e))[:300], getattr(e, "lineno", None)))
+            except _UNCOMPILABLE as e:
+                out.append(_compile_error(e))
                 continue
             out.append(self.execute(code, i))
         return out
@@ -438,6 +439,11 @@ class Runtime:
                         self.ns[key] = value
         changed = [key for key, value in _arrays(args, kwargs) if key in before and not _same(before[key], value)]
         return (result, changed)
+
+
+def _compile_error(e: BaseException) -> tuple:
+    """A cell that does not compile, as ``load`` and ``run`` report it: (type name, message, line)."""
+    return (type(e).__name__, getattr(e, "msg", str(e))[:300], getattr(e, "lineno", None))
 
 
 def _arrays(args, kwargs) -> list:
