@@ -29,8 +29,8 @@ What it cannot decide, and leaves to a human (never "right" by default, never 0)
 whose roots sympy cannot list (infinitely many, as sin(x) - 1/2, or none in closed form), an
 argument of several symbols whose branches step 1 does not prove equal (step 3 finds only
 disagreements), more than MAX_CELLS regions, a region where the expected expression has no finite
-value at any point tried (beyond mpmath's sizes), or running out of BRANCH_CPU_SECONDS of this
-process's CPU time (never the wall clock). The caller turns None into "needs a human". Two
+value at any point tried (beyond mpmath's sizes), or running out of BRANCH_CPU_SECONDS of the
+checking thread's CPU time (never the wall clock). The caller turns None into "needs a human". Two
 assumptions, stated rather than checked: an argument that is complex on a region (sqrt(x) - 2 for
 x < 0) is cut only at its real roots, as if it crossed sqrt's and log's cut only there; and a pole
 of tan is a point, not a region, so this stage leaves tan(k w) cos(k w) equal to sin(k w): the

@@ -36,8 +36,9 @@ __all__ = [
     "numeric_key",
     "size",
 ]
-# CPU seconds of this process, not wall-clock seconds: a loaded machine slows a check down but
-# never changes its verdict. The promise is one second on a quiet machine; keep a margin.
+# CPU seconds of the checking thread (deadline.cpu_seconds), not wall-clock seconds: a loaded
+# machine slows a check down but never changes its verdict. The promise is one second on a quiet
+# machine; keep a margin.
 VERDICT_CPU_SECONDS = 0.9
 
 

@@ -10,7 +10,7 @@ solutions that lie in the symbol's domain are tried, exactly (sympy numbers, not
 disagreement is a point where the answer's value is not finite and the key's is.
 
 It only finds disagreements: a zero sympy cannot list (none in closed form) is passed over, and the
-sampled verdict stands. Its work is bounded by POLE_CPU_SECONDS of this process's CPU time (never
+sampled verdict stands. Its work is bounded by POLE_CPU_SECONDS of the checking thread's CPU time (never
 the wall clock); running out is the caller's "needs a human", as for the other stages.
 """
 
