@@ -1,6 +1,7 @@
 """Loading otter test files without otter, and deriving their public view."""
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -92,3 +93,83 @@ def test_do_cases_get_the_whole_environment_through_env():
     case = testfiles.Case("c", 1, False, lambda env, f: seen.update(env=env, f=f), ("env", "f"))
     testfiles.call_case(case, {"f": 1})
     assert seen == {"env": {"f": 1}, "f": 1}
+
+
+def _shape(tests):
+    return [(t.name, t.points, t.all_or_nothing, [(c.name, c.points, c.hidden) for c in t.cases]) for t in tests]
+
+
+def test_does_reading_each_shipped_test_folder_give_what_loading_it_gives():
+    """Do the names, cases, points and visibility read from the text of the bundled test files (the
+    batch's grades.csv columns and the rows of unreadable submissions) match those of running them?"""
+    from attnlab.grade.runner import load_tests
+
+    root = Path(__file__).resolve().parents[1]
+    folders = sorted(root.glob("autograder/*/tests")) + sorted((root / "tests" / "fixtures").glob("**/tests"))
+    assert len(folders) >= 3
+    for folder in folders:
+        read = testfiles.outline_dir(folder)
+        assert read is not None, folder
+        support = folder.parent / "support"
+        assert _shape(read) == _shape(load_tests(folder, support if support.is_dir() else None)), folder
+
+
+def test_does_reading_a_file_give_what_loading_it_gives(tmp_path):
+    """Is the sample file (case names left to the defaults, points per case, a hidden case) read
+    as it loads?"""
+    path = _write(tmp_path, SAMPLE.replace("import helper_for_hidden\n", "") + "\nall_or_nothing = True\n")
+    assert _shape(testfiles.outline_dir(path.parent)) == _shape([testfiles.load(path)])
+
+
+@pytest.mark.parametrize(
+    "header, case_points, expected",
+    [
+        ("points = 6", ["None", "None", "None"], [2, 2, 2]),
+        ("points = 5", ["1", "None", "None"], [1, 2, 2]),
+        ("points = [1, 2, 3]", ["None", "None", "None"], [1, 2, 3]),
+        ("", ["None", "None"], [0.5, 0.5]),
+        ("", ["2", "0"], [2, 0]),
+    ],
+)
+def test_are_points_read_the_way_they_are_shared_out(tmp_path, header, case_points, expected):
+    cases = "\n".join(f"@test_case(points={p})\ndef test_{i}():\n    pass\n" for i, p in enumerate(case_points))
+    path = _write(tmp_path, f"from otter.test_files import test_case\nname = 'q'\n{header}\n{cases}")
+    (read,) = testfiles.outline_dir(path.parent)
+    assert [c.points for c in read.cases] == pytest.approx(expected)
+
+
+CASE = "@test_case(points=1)\ndef test_a():\n    pass\n"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        f"for i in range(3):\n    pass\n{CASE}",  # a loop may make cases
+        f"{CASE}test_b = test_a\n",  # an alias puts the case in the module twice
+        f"points = 2 * 3\n{CASE}",  # computed points
+        f"points = sum([1, 2])\n{CASE}",
+        f"from helpers import test_shared\n{CASE}",  # an import that may be a case
+        f"from functools import *\n{CASE}",
+        "@test_case(points=1)\n@staticmethod\ndef test_a():\n    pass\n",  # another decorator
+        f"name = 'other'\n{CASE}",  # the name bound twice
+        f"{CASE}{CASE}",  # a case defined again under its name
+        f"register()\n{CASE}",  # a call at the top level
+        "@test_case('a', 1)\ndef test_a():\n    pass\n",  # options by position
+        "@test_case(points=N)\ndef test_a():\n    pass\n",  # options that are not literals
+        f"x = (y := 1)\n{CASE}",
+        f"if True:\n    {CASE.replace(chr(10), chr(10) + '    ')}",
+        f"class C:\n    pass\n{CASE}",
+    ],
+)
+def test_is_a_file_that_may_make_its_cases_when_it_runs_left_to_be_loaded(tmp_path, body):
+    """Is a test file whose cases, names or points only running it can tell (a loop, an alias, a
+    call, a computed value, an import of a non-standard module) never read from its text?"""
+    _write(tmp_path, "from otter.test_files import test_case\nname = 'q'\n" + body)
+    assert testfiles.outline_dir(tmp_path / "tests") is None
+
+
+def test_is_one_such_file_enough_to_load_the_whole_folder(tmp_path):
+    """Does one file that must run send the whole folder to be loaded (no half-read columns)?"""
+    _write(tmp_path, "from otter.test_files import test_case\nname = 'a'\n" + CASE, name="a.py")
+    _write(tmp_path, "from otter.test_files import test_case\nname = 'b'\nregister()\n" + CASE, name="b.py")
+    assert testfiles.outline_dir(tmp_path / "tests") is None

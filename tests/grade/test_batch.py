@@ -718,3 +718,16 @@ def test_may_every_worker_of_a_run_import_what_sandbox_yaml_allows(tmp_path):
     allowed, refused = grades(tmp_path / "allowed"), grades(tmp_path / "refused")
     assert {r["total"] for r in allowed.values()} == {"5"}
     assert {r["total"] for r in refused.values()} == {"0"}
+
+
+def test_does_a_test_file_that_cannot_be_imported_still_stop_the_run_with_its_error(tmp_path):
+    """The batch reads the questions' names and points from the test files' text and leaves running
+    them to its workers: does a test file that imports a missing module still stop the run with that
+    module's name, as when the batch itself imported the files?"""
+    tests = tmp_path / "tests"
+    shutil.copytree(ENGINE / "tests", tests)
+    first = sorted(tests.glob("*.py"))[0]
+    first.write_text("import no_such_module_for_attnlab\n" + first.read_text())
+    given = sorted((ENGINE / "submissions").iterdir())[0]
+    with pytest.raises(ModuleNotFoundError, match="no_such_module_for_attnlab"):
+        main(submissions=[given], out=tmp_path / "out", tests_dir=tests, progress=False)

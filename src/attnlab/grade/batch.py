@@ -50,7 +50,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from .. import __version__, atomic, importpath, paths
+from .. import __version__, atomic, importpath, paths, testfiles
 from . import calls, report, runrecord
 from .limits import Limits
 from .report import GRADED, NOT_GRADED, UNREADABLE
@@ -74,6 +74,7 @@ WEAK_ISOLATION = (
     "Grade for real on Linux (5.13 or newer, or as root), or on Gradescope."
 )
 MAX_FAILED_STARTS = 3  # workers in a row that die before they are ready: the machine is the problem
+NO_WORKER = "no grading worker could start"
 
 
 @dataclass
@@ -207,6 +208,12 @@ def main(
                     w.kill()
 
 
+def _load_tests(tests_dir: Path, support_dir: Path | None) -> list:
+    from .runner import load_tests  # (numpy)
+
+    return load_tests(tests_dir, support_dir)
+
+
 def _sandbox_settings(tests_dir: Path) -> dict[str, tuple[str, ...]] | None:
     """The assignment's sandbox.yaml, read here once for every worker (each would import a YAML
     parser for it); None when it cannot be read: each worker then reads it and fails as before."""
@@ -264,16 +271,17 @@ def _grade(
     the_roster: canvas.Roster | None,
     progress: bool,
 ) -> Run:
-    # the grading engine (numpy, the tests) and the item analysis (its SVG writer: urllib) load
-    # here, while the workers start
+    # the item analysis (its SVG writer: urllib) loads here, while the workers start
     import tempfile
 
     from ..lms import canvas, moodle
     from . import analysis, asked
     from .discover import discover
-    from .runner import load_tests
 
-    tests = load_tests(tests_dir, support_dir)
+    # the questions' names and points as the files declare them: running the files (numpy, the
+    # oracle: a third of a second) is the workers' to do; here only when a file must run to tell
+    outlined = testfiles.outline_dir(tests_dir)
+    tests = outlined if outlined is not None else _load_tests(tests_dir, support_dir)
     questions = [(tf.name, tf.points) for tf in tests]
     if the_roster is not None:
         canvas.check_points(the_roster, sum(p for _, p in questions))
@@ -329,6 +337,8 @@ def _grade(
         finally:
             rows.close(graded.values())  # sorted, and whole even when the run was interrupted
             record = runrecord.write(out, workers=isolation, limits=limits.__dict__)
+        if outlined is not None and any(NO_WORKER in g.problem for g in graded.values()):
+            _load_tests(tests_dir, support_dir)  # test files that cannot run: say why, as before
 
         written = [out / "grades.csv", record, out / "found.csv"]
         report.write_atomic(out / "found.csv", found_csv(found, graded, folders))
@@ -468,21 +478,19 @@ def _unreadable(
     g: Graded, folder: Path, key: str, why: str, tests: list, fields: dict[str, Any], staged: Path | None
 ) -> Graded:
     """Score 0 with the reason, through the same writer as a graded submission."""
-    from .runner import CaseResult, QuestionResult, Report
-
     questions = [
-        QuestionResult(
+        report.QuestionResult(
             tf.name,
             tf.points,
             tf.all_or_nothing,
             [
-                CaseResult(tf.name, c.name, c.points, c.hidden, False, f"not graded: the submission {why}")
+                report.CaseResult(tf.name, c.name, c.points, c.hidden, False, f"not graded: the submission {why}")
                 for c in tf.cases
             ],
         )
         for tf in tests
     ]
-    rep = Report(folder.name, str(staged or folder), questions, [f"the submission {why}"])
+    rep = report.Report(folder.name, str(staged or folder), questions, [f"the submission {why}"])
     report.write(folder.parent, rep, dict(fields, status=UNREADABLE, problem=why), g.who())
     g.status, g.problem, g.score = UNREADABLE, why, 0.0
     g.questions = {q.name: 0.0 for q in questions}
@@ -837,7 +845,7 @@ def _schedule(
                 finish(job, score, scores)
             if not workers and queue:
                 while queue:
-                    failed(queue.popleft(), "no grading worker could start", retry=False)
+                    failed(queue.popleft(), NO_WORKER, retry=False)
                 break
     finally:
         for w in workers:

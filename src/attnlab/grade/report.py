@@ -24,17 +24,62 @@ import json
 import os
 import re
 import unicodedata
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any, Iterable
 
 from .. import atomic
-
-if TYPE_CHECKING:  # (the runner imports numpy: the batch needs this module before that)
-    from .runner import CaseResult, Report
 
 ENGINE = "attnlab"
 # statuses in results.json's extra_data: only "not graded" (the grading itself failed) has no total
 GRADED, UNREADABLE, NOT_GRADED = "graded", "unreadable", "not graded"
+
+
+# what grading one submission found (the runner fills them; here, so that the batch can write a
+# report without importing the runner, which imports numpy)
+@dataclass
+class CaseResult:
+    question: str
+    name: str
+    points: float
+    hidden: bool
+    passed: bool
+    message: str = ""
+    misconception: str | None = None
+    note: str = ""  # graded with a lent reference: which, and why
+
+
+@dataclass
+class QuestionResult:
+    name: str
+    possible: float
+    all_or_nothing: bool
+    cases: list[CaseResult]
+
+    @property
+    def score(self) -> float:
+        if self.all_or_nothing:
+            return self.possible if all(c.passed for c in self.cases) else 0.0
+        return sum(c.points for c in self.cases if c.passed)
+
+
+@dataclass
+class Report:
+    submission: str
+    path: str
+    questions: list[QuestionResult]
+    errors: list[str] = field(default_factory=list)  # execution errors, in cell order
+    log: str = ""  # everything it printed (instructor only)
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def score(self) -> float:
+        return sum(q.score for q in self.questions)
+
+    @property
+    def possible(self) -> float:
+        return sum(q.possible for q in self.questions)
 
 
 def _umask() -> int:

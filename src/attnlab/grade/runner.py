@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,53 +40,9 @@ from .. import testfiles
 from . import calls as call_graph
 from . import preloads, source
 from .limits import Limits
+from .report import CaseResult, QuestionResult, Report
 from .messages import failure_message, misconception
 from .session import Output, Sandbox, StudentError, StudentFunction, StudentTimeout, Zygote
-
-
-@dataclass
-class CaseResult:
-    question: str
-    name: str
-    points: float
-    hidden: bool
-    passed: bool
-    message: str = ""
-    misconception: str | None = None
-    note: str = ""  # graded with a lent reference: which, and why
-
-
-@dataclass
-class QuestionResult:
-    name: str
-    possible: float
-    all_or_nothing: bool
-    cases: list[CaseResult]
-
-    @property
-    def score(self) -> float:
-        if self.all_or_nothing:
-            return self.possible if all(c.passed for c in self.cases) else 0.0
-        return sum(c.points for c in self.cases if c.passed)
-
-
-@dataclass
-class Report:
-    submission: str
-    path: str
-    questions: list[QuestionResult]
-    errors: list[str] = field(default_factory=list)  # execution errors, in cell order
-    log: str = ""  # everything it printed (instructor only)
-    notes: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-
-    @property
-    def score(self) -> float:
-        return sum(q.score for q in self.questions)
-
-    @property
-    def possible(self) -> float:
-        return sum(q.possible for q in self.questions)
 
 
 def load_tests(tests_dir: Path, support_dir: Path | None) -> list[testfiles.TestFile]:
