@@ -67,19 +67,24 @@ def test_are_cases_loaded_with_their_points_visibility_and_parameters(tmp_path):
     assert tf.points == 4 and tf.needs() == {"f"}
 
 
-@pytest.mark.parametrize(
-    "header, case_points, expected",
-    [
-        ("points = 6", ["None", "None", "None"], [2, 2, 2]),
-        ("points = 5", ["1", "None", "None"], [1, 2, 2]),
-        ("points = [1, 2, 3]", ["None", "None", "None"], [1, 2, 3]),
-        ("", ["None", "None"], [0.5, 0.5]),
-        ("", ["2", "0"], [2, 0]),
-    ],
-)
-def test_are_points_shared_out_the_way_otter_does(tmp_path, header, case_points, expected):
+# a file's total and its cases' own points -> each case's points, as otter shares them out
+SHARED_POINTS = [
+    ("points = 6", ["None", "None", "None"], [2, 2, 2]),
+    ("points = 5", ["1", "None", "None"], [1, 2, 2]),
+    ("points = [1, 2, 3]", ["None", "None", "None"], [1, 2, 3]),
+    ("", ["None", "None"], [0.5, 0.5]),
+    ("", ["2", "0"], [2, 0]),
+]
+
+
+def _points_file(tmp_path, header, case_points):
     cases = "\n".join(f"@test_case(points={p})\ndef test_{i}():\n    pass\n" for i, p in enumerate(case_points))
-    path = _write(tmp_path, f"from otter.test_files import test_case\nname = 'q'\n{header}\n{cases}")
+    return _write(tmp_path, f"from otter.test_files import test_case\nname = 'q'\n{header}\n{cases}")
+
+
+@pytest.mark.parametrize("header, case_points, expected", SHARED_POINTS)
+def test_are_points_shared_out_the_way_otter_does(tmp_path, header, case_points, expected):
+    path = _points_file(tmp_path, header, case_points)
     assert [c.points for c in testfiles.load(path).cases] == pytest.approx(expected)
 
 
@@ -121,19 +126,9 @@ def test_does_reading_a_file_give_what_loading_it_gives(tmp_path):
     assert _shape(testfiles.outline_dir(path.parent)) == _shape([testfiles.load(path)])
 
 
-@pytest.mark.parametrize(
-    "header, case_points, expected",
-    [
-        ("points = 6", ["None", "None", "None"], [2, 2, 2]),
-        ("points = 5", ["1", "None", "None"], [1, 2, 2]),
-        ("points = [1, 2, 3]", ["None", "None", "None"], [1, 2, 3]),
-        ("", ["None", "None"], [0.5, 0.5]),
-        ("", ["2", "0"], [2, 0]),
-    ],
-)
+@pytest.mark.parametrize("header, case_points, expected", SHARED_POINTS)
 def test_are_points_read_the_way_they_are_shared_out(tmp_path, header, case_points, expected):
-    cases = "\n".join(f"@test_case(points={p})\ndef test_{i}():\n    pass\n" for i, p in enumerate(case_points))
-    path = _write(tmp_path, f"from otter.test_files import test_case\nname = 'q'\n{header}\n{cases}")
+    path = _points_file(tmp_path, header, case_points)
     (read,) = testfiles.outline_dir(path.parent)
     assert [c.points for c in read.cases] == pytest.approx(expected)
 
