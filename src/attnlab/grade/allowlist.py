@@ -152,11 +152,6 @@ def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def package_paths(dist: Distribution) -> set[str]:
-    """The top-level files and folders a distribution installed into its site folder."""
-    return package_files(dist)[0]
-
-
 def package_files(dist: Distribution) -> tuple[set[str], set[str]]:
     """(the top-level files and folders a distribution installed into its site folder, the shared
     objects among its files), from one reading of its RECORD."""
