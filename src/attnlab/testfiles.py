@@ -97,6 +97,11 @@ def _resolve_points(total, cases: list[test_case]) -> list[float]:
     return [float(p) if p is not None else share for p in explicit]
 
 
+def _case_name(tc: test_case, question: str, index: int) -> str:
+    """A case's own name, or otter's default: the question's name and the case's place in the file."""
+    return tc.name or f"{question} - {index + 1}"
+
+
 def load(path: Path) -> TestFile:
     """Execute a test file's definitions (not its cases) and collect its cases."""
     path = Path(path)
@@ -114,7 +119,7 @@ def load(path: Path) -> TestFile:
     points = _resolve_points(namespace.get("points"), found)
     cases = tuple(
         Case(
-            name=tc.name or f"{name} - {i + 1}",
+            name=_case_name(tc, name, i),
             points=pts,
             hidden=bool(tc.hidden),
             func=tc.test_func,
@@ -231,8 +236,7 @@ def _outline(path: Path) -> Outline:
     return Outline(
         name,
         tuple(
-            CaseOutline(tc.name or f"{name} - {i + 1}", pts, bool(tc.hidden))
-            for i, (tc, pts) in enumerate(zip(found, points))
+            CaseOutline(_case_name(tc, name, i), pts, bool(tc.hidden)) for i, (tc, pts) in enumerate(zip(found, points))
         ),
         bool(declared.get("all_or_nothing", False)),
     )
