@@ -4,6 +4,7 @@ cores and one otter run is mostly start-up): the reference against which the eng
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -11,17 +12,33 @@ from pathlib import Path
 
 OTTER = Path(sys.executable).with_name("otter")
 
+# otter runs a notebook in a Jupyter kernel that listens on ports picked as free when it starts; two
+# runs that start at once can pick the same one, and then one kernel dies at start-up. That is a race
+# of the reference tool's start-up, not a result, so such a run is started again, up to STARTS times.
+KERNEL_START_FAILED = "Kernel died before replying to kernel_info"
+STARTS = 3
+
+
+def otter_run(zip_path: Path, submission: Path, out: Path, *, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``otter run -a zip_path -o out submission``, started again while its kernel dies at start-up."""
+    for _ in range(STARTS):
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        proc = subprocess.run(
+            [str(OTTER), "run", "-a", str(zip_path), "-o", str(out), str(submission)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        if KERNEL_START_FAILED not in proc.stdout + proc.stderr:
+            break
+    return proc
+
 
 def otter_results(zip_path: Path, submission: Path, work: Path) -> dict:
     """otter's ``results.json`` for one submission, graded in a folder of its own under ``work``."""
     out = work / f"otter-{submission.stem}"
-    out.mkdir(parents=True)
-    proc = subprocess.run(
-        [str(OTTER), "run", "-a", str(zip_path), "-o", str(out), str(submission)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = otter_run(zip_path, submission, out)
     results = out / "results.json"
     assert results.exists(), proc.stdout[-2000:] + proc.stderr[-2000:]
     return json.loads(results.read_text())

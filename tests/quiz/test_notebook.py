@@ -6,7 +6,7 @@ import subprocess
 import sys
 import textwrap
 import re
-from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
 import pytest
@@ -14,8 +14,8 @@ import pytest
 from attnlab import paths
 from attnlab.quiz import notebook as quiz_notebook
 from attnlab.quiz.check import key_text
+from otter_runs import otter_run
 
-OTTER = Path(sys.executable).with_name("otter")
 HOSTILE = "__import__('os').system('touch {marker}')"
 
 
@@ -195,31 +195,21 @@ def graded(built, items, tmp_path_factory):
     marker = work / "pwned"
     keys = {i.id: key_text(i) or "An answer in words." for i in items.values()}
     partial = {**keys, "pe-dim0": "cos(pos)", "proof-z": "P*A*V", "score-12": HOSTILE.format(marker=marker)}
-    runs = {}
     for name, answers in {"key": keys, "blank": {}, "partial": partial}.items():
-        folder = work / name
-        (folder / "results").mkdir(parents=True)
-        nbformat.write(quiz_notebook.notebook(list(items.values()), answers=answers), folder / f"quiz_{name}.ipynb")
-        runs[name] = subprocess.Popen(
-            [
-                str(OTTER),
-                "run",
-                "-a",
-                str(out / "quiz_autograder.zip"),
-                "-o",
-                str(folder / "results"),
-                str(folder / f"quiz_{name}.ipynb"),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
+        (work / name).mkdir()
+        nbformat.write(
+            quiz_notebook.notebook(list(items.values()), answers=answers), work / name / f"quiz_{name}.ipynb"
         )
-    results = {}
-    for name, run in runs.items():
-        output, _ = run.communicate(timeout=120)
-        assert run.returncode == 0, output
+
+    def run(name: str) -> dict:
+        notebook = work / name / f"quiz_{name}.ipynb"
+        done = otter_run(out / "quiz_autograder.zip", notebook, work / name / "results", timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
         tests = json.loads((work / name / "results" / "results.json").read_text())["tests"]
-        results[name] = {t["name"]: t for t in tests if "max_score" in t}
+        return {t["name"]: t for t in tests if "max_score" in t}
+
+    with ThreadPoolExecutor(3) as pool:
+        results = dict(zip(("key", "blank", "partial"), pool.map(run, ("key", "blank", "partial"))))
     return results, marker
 
 
