@@ -21,7 +21,7 @@ One run measures (issue 38's targets in brackets):
    graded cold; the time per submission at the larger size against the smaller [<= 1.10], and
    the peak memory of the batch process itself (not its workers) at each size.
 
-6. the floor: the small class's files graded by the same test files in one process with no
+6. the floor (``floor.py``): the small class's files graded by the same test files in one process with no
    isolation, no limits and no protocol (what any engine must at least spend: the students' code
    and the tests' own work), as CPU time on one core, once cold (the first pass, as a small class
    meets them) and once more in the same process (warm, as most of a large class meets them);
@@ -57,6 +57,7 @@ from attnlab import build, paths
 from attnlab.grade import report
 from attnlab.grade.runner import lent_note
 
+import floor as floor_of
 import isolation_mode
 
 REPO = Path(__file__).resolve().parents[1]
@@ -104,49 +105,6 @@ def ours(subs: Path, out: Path, ag: Path) -> tuple[float, int, float]:
     wall = time.perf_counter() - start
     MODES.update(w["mode"] for w in json.loads((out / "run.json").read_text())["workers"])
     return wall, int(done.stdout.split()[-1]), _children_cpu() - cpu
-
-
-# the floor: every file's cells executed into a namespace of its own (an erroring cell stops only
-# itself, as in otter; grader.check does nothing) and graded by the tests' own in-process driver
-# (tests/in_process.py), in this one process, twice; prints the CPU seconds each pass took
-FLOOR = """
-import sys, time, types
-from pathlib import Path
-sys.path[:0] = [sys.argv[1], sys.argv[2]]
-from attnlab import testfiles
-from attnlab.grade import source
-from in_process import grade_env
-tests = testfiles.load_dir(Path(sys.argv[3]))
-otter = types.ModuleType("otter")
-otter.Notebook = type("Notebook", (), {"__init__": lambda self, *a, **k: None, "check": lambda self, *a, **k: None})
-sys.modules["otter"] = otter
-for _ in range(2):
-    start = time.process_time()
-    for path in sys.argv[4:]:
-        env = {"__name__": "__main__"}
-        for cell in source.cells(Path(path)):
-            try:
-                exec(compile(cell, path, "exec"), env)
-            except BaseException:
-                pass
-        grade_env(env, tests)
-    print(time.process_time() - start)
-"""
-
-
-def floor_seconds(files: list[Path], tests_dir: Path, support_dir: Path) -> tuple[float, float]:
-    """CPU seconds on one core to grade ``files`` in one process with no isolation (``FLOOR``):
-    the first pass, and the same files again in the same process."""
-    done = subprocess.run(
-        [sys.executable, "-c", FLOOR, str(REPO / "tests"), str(support_dir), str(tests_dir), *map(str, files)],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=tempfile.gettempdir(),
-        env=dict(os.environ, MPLBACKEND="Agg"),
-    )
-    cold, warm = map(float, done.stdout.split()[-2:])
-    return cold, warm
 
 
 def _rounded(results: dict) -> dict[str, float]:
@@ -298,8 +256,8 @@ def main() -> int:
         per_small, per_large = (linear[n][0] / n for n in (small_n, large_n))
 
         # 6. the floor
-        passes = [floor_seconds(files, ag / "tests", ag / "files") for _ in range(3)]
-        floor, warm = (statistics.median(p[i] for p in passes) / len(files) for i in (0, 1))
+        passes = [floor_of.seconds(files=files, tests_dir=ag / "tests", support_dir=ag / "files") for _ in range(3)]
+        floor, warm = (statistics.median(p[i][0] for p in passes) / len(files) for i in (0, 1))
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
         def row(what: str, value: str, target: str) -> None:
