@@ -126,14 +126,20 @@ def test_can_a_students_own_error_text_not_pass_for_a_named_mistake(test_files, 
     assert _named_as_the_grader_names(env, by_name["permutation_matrix"]) == {oracle.compare.ASSERT_LABEL}
 
 
-def test_is_a_result_that_is_the_right_one_transposed_or_rescaled_named_whatever_the_function():
+def test_is_a_result_that_is_the_right_one_transposed_or_rescaled_described_with_no_cause_presumed():
+    """The result alone shows that it is transposed or rescaled, never why (a .T, a product's order,
+    a rotation turned the other way, which is its transpose): is that said, and nothing named?"""
     right = np.arange(1.0, 7.0).reshape(2, 3)
-    with pytest.raises(AssertionError, match="looks like the result transposed:"):
-        oracle.assert_close(right.T, right, "f(x)")
-    with pytest.raises(
-        AssertionError, match="is -0.5 times the right result at every entry: looks like the result off"
-    ):
-        oracle.assert_close(-0.5 * right, right, "f(x)")
+    rotation = np.array([[np.cos(0.3), -np.sin(0.3)], [np.sin(0.3), np.cos(0.3)]])
+    for wrong, expected, says in [
+        (right.T, right, "is the right result transposed"),
+        (rotation.T, rotation, "is the right result transposed"),
+        (-0.5 * right, right, "is -0.5 times the right result at every entry"),
+    ]:
+        with pytest.raises(AssertionError) as caught:
+            oracle.assert_close(wrong, expected, "f(x)")
+        assert says in str(caught.value) and "looks like" not in str(caught.value), str(caught.value)
+        assert messages.misconception(str(caught.value)) is None
     # a symmetric result is its own transpose, and a factor must hold for every entry: nothing to name
     for wrong, expected in [(np.eye(2) + 1, np.eye(2)), (right * [1.0, 2.0, 2.0], right)]:
         with pytest.raises(AssertionError) as caught:

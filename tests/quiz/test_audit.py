@@ -1,8 +1,8 @@
-"""Questions about the checker against three audits' hand-derived verdicts.
+"""Questions about the checker against four audits' hand-derived verdicts.
 
-``audit_answers.tsv``, ``audit2_answers.tsv`` and ``audit3_answers.tsv`` (independent auditors', see
-``audit2_README.md`` and ``audit3_README.md``; audit3 was unseen when first run, see
-``audit3_RESULTS.md``) hold right, wrong and unreadable answers to every auto-graded item, one per
+``audit_answers.tsv`` to ``audit4_answers.tsv`` (independent auditors', see ``audit2_README.md``,
+``audit3_README.md`` and ``audit4_README.md``; audit3 and audit4 were unseen when first run, see
+their ``RESULTS.md``) hold right, wrong and unreadable answers to every auto-graded item, one per
 line: ``id<TAB>verdict<TAB>answer`` (an id ``ITEM@STUDENT`` uses that student's numbers). Each
 verdict was derived by hand from the mathematics, never by running the checker. Answers are taken
 as written: a leading or trailing space is part of the answer.
@@ -14,7 +14,10 @@ import pytest
 
 from attnlab.quiz.check import check
 
-AUDITS = [Path(__file__).with_name(name) for name in ("audit_answers.tsv", "audit2_answers.tsv", "audit3_answers.tsv")]
+AUDITS = [
+    Path(__file__).with_name(name)
+    for name in ("audit_answers.tsv", "audit2_answers.tsv", "audit3_answers.tsv", "audit4_answers.tsv")
+]
 ROWS = [
     line.split("\t", 2) for audit in AUDITS for line in audit.read_text(encoding="utf-8").split("\n") if line.strip()
 ]
@@ -29,7 +32,7 @@ def test_the_audit_covers_every_auto_graded_item_both_ways(items):
     """Does the audit hold right and wrong answers to every item with a key, 600 or more in all?"""
     graded = {i.id for i in items.values() if i.type != "free"}
     verdicts = {(row_id.partition("@")[0], verdict) for row_id, verdict, _ in ROWS}
-    assert len(ROWS) >= 600 + 998 + 828
+    assert len(ROWS) >= 600 + 998 + 828 + 775
     assert all((i, "right") in verdicts and (i, "wrong") in verdicts for i in graded)
 
 

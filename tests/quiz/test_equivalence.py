@@ -78,3 +78,14 @@ def test_a_divisor_that_is_0_inside_the_domain_is_wrong():
     answer = (pos * sp.sin(pos) - 3 * sp.sin(pos)) / (pos - 3)
     verdict = compare(answer, sp.sin(pos), domains=ROTATION)
     assert not verdict.equal and "pos = 3" in verdict.how
+
+
+def test_is_the_log_of_a_large_number_the_ordinary_number_it_is():
+    """exp's bound on its argument is not log's: is log(10^8) read as the number it is, and
+    log(10000^d_model) (a power beyond any sample's size) as d_model*log(10000)?"""
+    wavelength = 2 * sp.pi * sp.Integer(10000) ** (2 * i / d)
+    assert compare(2 * sp.pi * sp.exp(i * sp.log(sp.Integer(10) ** 8) / d), wavelength, domains=DOMAINS).equal
+    assert not compare(2 * sp.pi * sp.exp(i * sp.log(sp.Integer(10) ** 7) / d), wavelength, domains=DOMAINS).equal
+    power = sp.log(sp.Integer(10000) ** d)
+    assert compare(power / (d * sp.log(10000)), sp.Integer(1), domains=DOMAINS).equal
+    assert not compare(power / (d * sp.log(1000)), sp.Integer(1), domains=DOMAINS).equal

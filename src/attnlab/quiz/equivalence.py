@@ -65,6 +65,15 @@ _FUNCS = {
     sp.exp: mpmath.exp,
     sp.log: mpmath.log,
 }
+# the functions whose argument is bounded: exp beyond MAX_EXP_ARGUMENT is a number nobody means, and
+# so is the angle of a sin, cos or tan beyond MAX_TRIG_ARGUMENT. log, abs and sign take any argument:
+# their value is never larger than it (log(10^8) and log(10000^d_model) are ordinary numbers)
+_MAX_ARGUMENT = {
+    sp.exp: MAX_EXP_ARGUMENT,
+    sp.sin: MAX_TRIG_ARGUMENT,
+    sp.cos: MAX_TRIG_ARGUMENT,
+    sp.tan: MAX_TRIG_ARGUMENT,
+}
 
 
 @dataclass(frozen=True)
@@ -312,7 +321,7 @@ def _value(expr: sp.Basic, point: dict[sp.Symbol, Fraction]):
     func = _FUNCS.get(type(expr))
     if func is not None:
         arg = _value(expr.args[0], point)
-        if abs(arg) > (MAX_EXP_ARGUMENT if type(expr) in (sp.exp, sp.log) else MAX_TRIG_ARGUMENT):
+        if abs(arg) > _MAX_ARGUMENT.get(type(expr), mpmath.inf):
             raise OverflowError
         if type(expr) is sp.log and arg == 0:
             raise ZeroDivisionError

@@ -434,22 +434,10 @@ def _dtype_mistake(value, got, expected, close, atol, rtol):
     return None
 
 
-# Relations that are certain from the result alone, named as mistakes of their own (the feedback's
-# ``looks like`` line) when no known mistake of the function matches.
-_STRUCTURAL = {
-    "transposed": (
-        "the result transposed",
-        "check the order of the matrix products and any .T",
-    ),
-    "factor": (
-        "the result off by a constant factor",
-        "look for a scale or a sign applied where it does not belong, or twice",
-    ),
-    "sign": (
-        "the result off by a constant factor",
-        "look for a sign in the wrong place",
-    ),
-}
+# Relations that are certain from the result alone: said even when long. They are said, never
+# named as a mistake with a cause: a transposed result may come from a .T, from the order of a
+# product, or from a rotation turned the other way (its transpose); a factor from anywhere.
+_CERTAIN = frozenset({"transposed", "factor", "sign"})
 # a relation this long is left out where a mistake is named, to keep the message short, and so is
 # the fallback count of wrong entries (kind ""), which the name says more precisely
 _SHORT = 160
@@ -490,13 +478,11 @@ def assert_close(
     relation = (relation(got) if relation is not None else None) or difference(
         got, expected, axes=axes, sums_to_one=sums_to_one, regions=regions, atol=atol, rtol=rtol
     )
-    if not found and relation.kind in _STRUCTURAL:
-        found = dict([_STRUCTURAL[relation.kind]])
     if len(found) == 1:
         ((name, why),) = found.items()
         said = (
             f" {relation.text}:"
-            if (relation.kind and len(relation.text) <= _SHORT) or relation.kind in _STRUCTURAL
+            if (relation.kind and len(relation.text) <= _SHORT) or relation.kind in _CERTAIN
             else ""
         )
         raise AssertionError(f"{what}{said} looks like {name}: {advice(name, why)}")
