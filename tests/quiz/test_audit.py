@@ -18,9 +18,13 @@ AUDITS = [
     Path(__file__).with_name(name)
     for name in ("audit_answers.tsv", "audit2_answers.tsv", "audit3_answers.tsv", "audit4_answers.tsv")
 ]
-ROWS = [
-    line.split("\t", 2) for audit in AUDITS for line in audit.read_text(encoding="utf-8").split("\n") if line.strip()
-]
+
+
+def _rows(audit: Path) -> list[list[str]]:
+    return [line.split("\t", 2) for line in audit.read_text(encoding="utf-8").split("\n") if line.strip()]
+
+
+ROWS = [row for audit in AUDITS for row in _rows(audit)]
 
 # Where the checker is allowed to say "cannot read" for a documented limit rather than judge.
 LIMITS = {
@@ -36,10 +40,12 @@ def test_the_audit_covers_every_auto_graded_item_both_ways(items):
     assert all((i, "right") in verdicts and (i, "wrong") in verdicts for i in graded)
 
 
-def test_every_audit_answer_gets_its_hand_derived_verdict(items):
-    """Does the checker agree with the hand-derived verdict on every answer of the audit?"""
+@pytest.mark.parametrize("audit", AUDITS, ids=[a.stem for a in AUDITS])
+def test_every_audit_answer_gets_its_hand_derived_verdict(items, audit):
+    """Does the checker agree with the hand-derived verdict on every answer of each audit? (One test
+    per audit, so that the test workers share them out.)"""
     disagree = []
-    for row_id, expected, answer in ROWS:
+    for row_id, expected, answer in _rows(audit):
         item_id, _, student = row_id.partition("@")
         got = check(items[item_id], answer, student=student or None).status
         if got != expected and not ((item_id, answer) in LIMITS and got == "unreadable"):
