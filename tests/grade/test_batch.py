@@ -751,3 +751,20 @@ def test_is_a_student_two_submissions_claim_in_no_import_file_and_named_in_the_s
     assert "Doe, Jane (S1) is claimed by several submissions[/]: 4001, jdoe" in text
     assert "moodle_import.csv" in text.split("claimed by several submissions")[1]
     assert result.exit_code == batch.NEEDS_HUMAN
+
+
+def test_is_an_earlier_runs_canvas_import_gone_after_a_run_without_a_roster(tmp_path):
+    """(numbers5 finding 3) the first run's canvas_import.csv (Jane 5) must not stay beside the
+    second run's grades.csv (Jane 4), which no roster turned into an import."""
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "jdoe.py").write_text(FULL)
+    roster = tmp_path / "roster.csv"
+    roster.write_text(CANVAS_ROSTER)
+    run(tmp_path / "out", given, roster=roster)
+    assert (tmp_path / "out" / "canvas_import.csv").exists()
+    (given / "jdoe.py").write_text(PARTIAL)
+    second = run(tmp_path / "out", given)
+    assert grades(tmp_path / "out")["jdoe"]["total"] == "4"
+    assert not (tmp_path / "out" / "canvas_import.csv").exists()
+    assert tmp_path / "out" / "canvas_import.csv" not in second.written

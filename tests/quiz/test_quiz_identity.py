@@ -161,3 +161,17 @@ def test_does_quiz_grade_name_a_student_claimed_twice_and_the_students_without_a
     assert "2 student(s) with no submission: Li, Anna (S10002); Okafor, Uche (S10003)" in text
     assert imported(out)["Chen, John"] == ""
     assert not (out / "moodle_import.csv").exists() or "S10001" not in (out / "moodle_import.csv").read_text()
+
+
+def test_is_an_earlier_runs_canvas_import_gone_after_a_quiz_run_without_a_roster(tmp_path):
+    """(numbers5 finding 3) canvas_import.csv holds the totals of the run that wrote it, or is gone."""
+    folder = tmp_path / "quizzes"
+    folder.mkdir()
+    (folder / "jchen.py").write_text('th_alibi = "a"\n')
+    path = tmp_path / "roster.csv"
+    path.write_text(roster(POSSIBLE))
+    out = tmp_path / "out"
+    main(submissions=[folder], out=out, roster=path, progress=False)
+    assert (out / "canvas_import.csv").exists()
+    main(submissions=[folder], out=out, progress=False)
+    assert not (out / "canvas_import.csv").exists()

@@ -318,6 +318,7 @@ def _grade(
     ours = set(folders.values())
     earlier = sum(1 for p in store.iterdir() if p.is_dir() and p.name not in ours)
 
+    imports.remove_earlier(out)  # grades.csv is this run's from here on; so must the import files be
     rows = _GradesFile(out / "grades.csv", questions, graded.values())
 
     def done(job: _Job, score: float | None, scores: dict[str, float], problem: str = "") -> None:

@@ -1,15 +1,19 @@
 """What the import files (``canvas_import.csv``, ``moodle_import.csv``) may hold, decided in one
 place for ``attnlab grade`` and ``attnlab quiz grade`` alike:
 
-a student claimed by several submissions (the same roster row, or, roster or not, the same Moodle
-participant id, student number, email or Canvas user id) gets no row in any import file: which
-total is theirs is for a human to say (``claims``), and the summary says why (``summary``).
+- a student claimed by several submissions (the same roster row, or, roster or not, the same Moodle
+  participant id, student number, email or Canvas user id) gets no row in any import file: which
+  total is theirs is for a human to say (``claims``), and the summary says why (``summary``);
+- no import file of an earlier run stays beside this run's grades: both are removed as a run's
+  grades file is begun (``remove_earlier``), and written again from this run's totals only, so that
+  a run without a roster, one that fills no row or one that is interrupted leaves none behind.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..grade.report import shown
 from . import canvas, moodle
@@ -70,6 +74,12 @@ def claims(
                     found.rows.add(at)
                     found.taken |= keys(s)
     return found
+
+
+def remove_earlier(out: Path) -> None:
+    """Remove the import files an earlier run wrote into ``out``: none may pass for this run's."""
+    for name in NAMES:
+        (Path(out) / name).unlink(missing_ok=True)
 
 
 def summary(claimed: Claims, roster: canvas.Roster | None, matching: canvas.Matching | None) -> list[str]:

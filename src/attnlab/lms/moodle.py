@@ -48,8 +48,7 @@ def write(
     """Write ``out/moodle_import.csv`` from each graded submission's students and total, leaving
     out a student not ``single`` (claimed by several submissions: ``imports.claims``); returns its
     path, or None and why no row could be filled."""
-    graded = list(graded)
-    (Path(out) / NAME).unlink(missing_ok=True)  # an earlier run's file must not pass for this run's
+    graded = list(graded)  # (an earlier run's file is gone already: ``imports.remove_earlier``)
     everyone = [(s, score) for students, score in graded for s in students]
     if not everyone:
         return None, "no submission was graded"

@@ -105,6 +105,7 @@ def main(
         names = {sub.key for sub in found.submissions}
         hand = handgrading.read_points(hand_graded, names=names) if hand_graded else {}
         folders = folders_of(found.submissions)
+        imports.remove_earlier(out)  # this run's grades are being made: no earlier import may pass for them
         rows: list[Row] = []
         columns = (TextColumn("grading quiz"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=Console(stderr=True), disable=not progress) as bar:
