@@ -457,3 +457,27 @@ def test_are_quiz_results_sent_too(tmp_path):
         assert "never sent as 0" in " ".join(applied.output.split())
     finally:
         fake.close()
+
+
+@pytest.mark.parametrize("lead", ["=", "+", "-", "@", "'"])
+def test_is_a_submission_whose_name_starts_like_a_formula_uploaded_under_its_own_name(tmp_path, lead):
+    """(numbers5 finding 10) grades.csv keeps such a name as text ('-jdoe); the upload reads back
+    the name it was given, finds its results and sends its total, not "could not be graded"."""
+    from attnlab.quiz import batch as quiz_batch
+    from attnlab.quiz import handgrading
+    from attnlab.quiz.grading import graded_items
+
+    quizzes = tmp_path / "quizzes"
+    quizzes.mkdir()
+    (quizzes / f"{lead}jdoe.py").write_text('wavelength = "2*pi*10000**(2*i/d_model)"\n')
+    quiz_batch.main(submissions=[quizzes], out=tmp_path / "results", progress=False)
+    users = [
+        {"id": 4001, "name": "Jane Doe", "sortable_name": "Doe, Jane", "sis_user_id": "S1", "login_id": f"{lead}jdoe"}
+    ]
+    fake = FakeCanvas(points=sum(i.points for i in graded_items() + handgrading.items()), users=users)
+    try:
+        applied = upload(tmp_path / "results", fake, "--yes")
+        assert applied.exit_code == 0, applied.output
+        assert fake.scores[4001] == 1
+    finally:
+        fake.close()

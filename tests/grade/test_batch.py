@@ -731,3 +731,40 @@ def test_does_a_test_file_that_cannot_be_imported_still_stop_the_run_with_its_er
     given = sorted((ENGINE / "submissions").iterdir())[0]
     with pytest.raises(ModuleNotFoundError, match="no_such_module_for_attnlab"):
         main(submissions=[given], out=tmp_path / "out", tests_dir=tests, progress=False)
+
+
+def test_is_a_student_two_submissions_claim_in_no_import_file_and_named_in_the_summary(tmp_path):
+    """(numbers5 finding 1) jdoe.py and 4001.py are both Jane: Canvas and Moodle get no total of hers."""
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "jdoe.py").write_text(FULL)
+    (given / "4001.py").write_text(PARTIAL)
+    (given / "bsmith.py").write_text(PARTIAL)
+    roster = tmp_path / "roster.csv"
+    roster.write_text(CANVAS_ROSTER)
+    result = run(tmp_path / "out", given, roster=roster)
+    moodle_rows = list(csv.reader(open(tmp_path / "out" / "moodle_import.csv", encoding="utf-8")))
+    assert [r[1] for r in moodle_rows[1:]] == ["S2"]
+    imported = list(csv.reader(open(tmp_path / "out" / "canvas_import.csv", encoding="utf-8")))
+    assert {r[0]: r[-1] for r in imported[2:]}["Doe, Jane"] == ""
+    text = " ".join(" ".join(batch.summary(result, [("calls", 5.0)])).split())
+    assert "Doe, Jane (S1) is claimed by several submissions[/]: 4001, jdoe" in text
+    assert "moodle_import.csv" in text.split("claimed by several submissions")[1]
+    assert result.exit_code == batch.NEEDS_HUMAN
+
+
+def test_is_an_earlier_runs_canvas_import_gone_after_a_run_without_a_roster(tmp_path):
+    """(numbers5 finding 3) the first run's canvas_import.csv (Jane 5) must not stay beside the
+    second run's grades.csv (Jane 4), which no roster turned into an import."""
+    given = tmp_path / "given"
+    given.mkdir()
+    (given / "jdoe.py").write_text(FULL)
+    roster = tmp_path / "roster.csv"
+    roster.write_text(CANVAS_ROSTER)
+    run(tmp_path / "out", given, roster=roster)
+    assert (tmp_path / "out" / "canvas_import.csv").exists()
+    (given / "jdoe.py").write_text(PARTIAL)
+    second = run(tmp_path / "out", given)
+    assert grades(tmp_path / "out")["jdoe"]["total"] == "4"
+    assert not (tmp_path / "out" / "canvas_import.csv").exists()
+    assert tmp_path / "out" / "canvas_import.csv" not in second.written

@@ -112,7 +112,7 @@ def test_does_the_import_fill_only_the_chosen_column_and_leave_clashes_empty(tmp
         ],
     )
     assert m.clashes == {1: ["b", "c"]}
-    path = canvas.write(tmp_path, roster, m, {"a": 63.0, "b": 10.0, "c": 20.0, "d": None}, 63)
+    path = canvas.write(tmp_path, roster, m, {"a": 63.0, "b": 10.0, "c": 20.0, "d": None}, 63, claimed=set(m.clashes))
     rows = list(csv.reader(path.open(encoding="utf-8")))
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "pe_attention (12345)"]
     assert rows[1][-1] == "63"
@@ -122,7 +122,7 @@ def test_does_the_import_fill_only_the_chosen_column_and_leave_clashes_empty(tmp
 def test_can_no_roster_cell_become_a_formula(tmp_path):
     text = 'Student,ID,SIS Login ID\n"=HYPERLINK(""http://x"")",101,+cmd\n'
     roster = load(roster_file(tmp_path, text))
-    path = canvas.write(tmp_path, roster, canvas.match(roster, []), {}, 5)
+    path = canvas.write(tmp_path, roster, canvas.match(roster, []), {}, 5, claimed=set())
     cells = [c for r in csv.reader(path.open()) for c in r]
     assert '\'=HYPERLINK("http://x")' in cells and "'+cmd" in cells
     assert not any(c.startswith(("=", "+", "-", "@")) for c in cells)

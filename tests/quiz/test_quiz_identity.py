@@ -142,3 +142,36 @@ def test_does_a_quiz_whose_grading_fails_cost_only_that_student(tmp_path, write_
     rows = totals(tmp_path / "out")
     assert rows["dave"]["status"] == "graded" and "MemoryError: planted" in rows["carol"]["problem"]
     assert run.exit_code == 3
+
+
+def test_does_quiz_grade_name_a_student_claimed_twice_and_the_students_without_a_quiz(tmp_path):
+    """(numbers5 finding 4) jchen.py and 10001.py are both John: as `attnlab grade` does, the
+    summary names him and the students with no quiz, and no import file has a total of his."""
+    folder = tmp_path / "quizzes"
+    folder.mkdir()
+    (folder / "jchen.py").write_text('th_alibi = "a"\n')
+    (folder / "10001.py").write_text('th_alibi = "c"\n')
+    path = tmp_path / "roster.csv"
+    path.write_text(roster(POSSIBLE))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(quiz, ["grade", str(folder), "--out", str(out), "--roster", str(path)])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 3
+    assert "Chen, John (S10001) is claimed by several submissions: 10001, jchen" in text
+    assert "2 student(s) with no submission: Li, Anna (S10002); Okafor, Uche (S10003)" in text
+    assert imported(out)["Chen, John"] == ""
+    assert not (out / "moodle_import.csv").exists() or "S10001" not in (out / "moodle_import.csv").read_text()
+
+
+def test_is_an_earlier_runs_canvas_import_gone_after_a_quiz_run_without_a_roster(tmp_path):
+    """(numbers5 finding 3) canvas_import.csv holds the totals of the run that wrote it, or is gone."""
+    folder = tmp_path / "quizzes"
+    folder.mkdir()
+    (folder / "jchen.py").write_text('th_alibi = "a"\n')
+    path = tmp_path / "roster.csv"
+    path.write_text(roster(POSSIBLE))
+    out = tmp_path / "out"
+    main(submissions=[folder], out=out, roster=path, progress=False)
+    assert (out / "canvas_import.csv").exists()
+    main(submissions=[folder], out=out, progress=False)
+    assert not (out / "canvas_import.csv").exists()

@@ -59,7 +59,7 @@ from .report import GRADED, NOT_GRADED, UNREADABLE
 # hashing, statistics: some 25 ms of imports) is imported where it is used, so that a worker, on the
 # critical path of a run, starts that much sooner
 if TYPE_CHECKING:
-    from ..lms import canvas
+    from ..lms import canvas, imports
     from ..lms.identity import Student
     from . import asked
     from .discover import Found, Submission
@@ -104,6 +104,7 @@ class Run:
     written: list[Path]
     roster: canvas.Roster | None = None
     matching: canvas.Matching | None = None
+    claims: imports.Claims | None = None  # students claimed by several submissions (no import row)
     earlier: int = 0  # results in RESULTS/submissions from other runs' submissions
     not_written: dict[str, str] = field(default_factory=dict)  # an import file -> why it could not be filled
     isolation_warning: str = ""  # a worker's sandboxes isolated more weakly than this machine offers
@@ -121,7 +122,7 @@ class Run:
 
     @property
     def exit_code(self) -> int:
-        clashes = self.matching.clashes if self.matching else {}
+        clashes = self.claims.twice if self.claims else {}
         return NEEDS_HUMAN if self.problems or self.unmatched or clashes else 0
 
 
@@ -274,7 +275,7 @@ def _grade(
     # the item analysis (its SVG writer: urllib) loads here, while the workers start
     import tempfile
 
-    from ..lms import canvas, moodle
+    from ..lms import canvas, imports, moodle
     from . import analysis, asked
     from .discover import discover
 
@@ -299,6 +300,7 @@ def _grade(
         matching = canvas.match(the_roster, found.submissions) if the_roster else None
         if the_roster and matching:
             canvas.fill_identities(found.submissions, the_roster, matching)
+        claims = imports.claims(found.submissions, roster=the_roster, matching=matching)
         report.make_dirs(store)
         graded: dict[str, Graded] = {}
         todo: list[_Job] = []
@@ -316,6 +318,7 @@ def _grade(
     ours = set(folders.values())
     earlier = sum(1 for p in store.iterdir() if p.is_dir() and p.name not in ours)
 
+    imports.remove_earlier(out)  # grades.csv is this run's from here on; so must the import files be
     rows = _GradesFile(out / "grades.csv", questions, graded.values())
 
     def done(job: _Job, score: float | None, scores: dict[str, float], problem: str = "") -> None:
@@ -346,7 +349,10 @@ def _grade(
         # (the assignment is the folder holding the tests: autograder/<assignment>/tests)
         not_written: dict[str, str] = {}
         path, why = moodle.write(
-            out, [(g.students, g.score) for g in counted if g.score is not None], tests_dir.parent.name
+            out,
+            [(g.students, g.score) for g in counted if g.score is not None],
+            tests_dir.parent.name,
+            single=claims.single,
         )
         if path is not None:
             written.append(path)
@@ -361,9 +367,10 @@ def _grade(
         if the_roster is not None and matching is not None:
             keys = {g.submission for g in counted}
             totals = {g.submission: g.score if g.submission in keys else None for g in graded.values()}
-            written.append(canvas.write(out, the_roster, matching, totals, sum(p for _, p in questions)))
+            possible = sum(p for _, p in questions)
+            written.append(canvas.write(out, the_roster, matching, totals, possible, claimed=claims.rows))
         written.append(store)
-        run = Run(list(graded.values()), found, out, written, the_roster, matching, earlier, not_written)
+        run = Run(list(graded.values()), found, out, written, the_roster, matching, claims, earlier, not_written)
         run.isolation_warning = runrecord.warning(isolation)
         if progress:
             from rich.console import Console
@@ -572,7 +579,7 @@ def summary(run: Run, questions: list[tuple[str, float]]) -> list[str]:
     """The closing lines (rich markup; every name escaped)."""
     import statistics
 
-    from ..lms import canvas
+    from ..lms import imports
 
     s = report.shown
     layouts = ", ".join(f"{n} {kind}" for kind, n in sorted(run.found.layouts().items()))
@@ -603,26 +610,8 @@ def summary(run: Run, questions: list[tuple[str, float]]) -> list[str]:
             f"[bold]Class[/] mean {statistics.mean(totals):.2f}, median {statistics.median(totals):g} "
             f"out of {possible:g} ({len(totals)} with a total)"
         )
-    if run.roster is not None and run.matching is not None:
-        m, r = run.matching, run.roster
-        where = "a new column" if r.new_column else "its column"
-        lines.append(
-            f"[bold]Roster[/] {s(r.path)} ({r.encoding}): grades go into {where} {s(r.column)!s}; "
-            f"{len(m.missing)} student(s) with no submission"
-            + (": " + "; ".join(s(canvas.named(r.students[i])) for i in m.missing[:20]) if m.missing else "")
-            + (" ..." if len(m.missing) > 20 else "")
-        )
-        if m.unmatched:
-            lines.append(
-                f"  [red]{len(m.unmatched)} submission(s) with no roster student[/]: "
-                + ", ".join(s(k) for k in m.unmatched)
-            )
-        for row, keys in m.clashes.items():
-            lines.append(
-                f"  [red]{s(canvas.named(r.students[row]))} is claimed by several submissions[/]: "
-                + ", ".join(s(k) for k in keys)
-                + " (no grade filled in)"
-            )
+    if run.claims is not None:
+        lines += imports.summary(run.claims, run.roster, run.matching)
     if run.earlier:
         lines.append(
             f"{run.earlier} earlier result folder(s) in {s(run.out / 'submissions')} belong to "

@@ -124,12 +124,19 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
+# a leading ' is escaped too, so that ``csv_value`` can undo every escape without guessing
+_ESCAPED = (*_FORMULA, "'")
 
 
 def csv_cell(value: Any) -> str:
     """The cell as text that no spreadsheet reads as a formula (a leading ``'`` keeps it text)."""
     text = value if isinstance(value, str) else str(value)
-    return "'" + text if text.startswith(_FORMULA) else text
+    return "'" + text if text.startswith(_ESCAPED) else text
+
+
+def csv_value(cell: str) -> str:
+    """What ``csv_cell`` was given: how the kit reads back a file it wrote."""
+    return cell[1:] if cell.startswith("'") else cell
 
 
 def csv_text(rows: Iterable[Iterable[Any]]) -> str:

@@ -37,6 +37,7 @@ from .. import userfiles
 from ..grade.report import csv_text, write_atomic
 from .identity import Identified, Student
 
+NAME = "canvas_import.csv"
 IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 OPTIONAL = ("SIS User ID", "SIS Login ID", "Section", "Email")
 REQUIRED = ("Student", "ID")
@@ -67,6 +68,7 @@ class Matching:
     unmatched: list[str] = field(default_factory=list)  # keys with a student not in the roster
     missing: list[int] = field(default_factory=list)  # roster rows without a submission
     clashes: dict[int, list[str]] = field(default_factory=dict)  # a row claimed by several submissions
+    students: dict[str, list[int | None]] = field(default_factory=dict)  # submission key -> each student's row
 
 
 def load(path: Path, *, column: str | None, assignment: str, scale: bool = False) -> Roster:
@@ -219,6 +221,7 @@ def match(roster: Roster, submissions: Sequence[Identified]) -> Matching:
     claimed: dict[int, list[str]] = {}
     for sub in submissions:
         rows = [_row_of(student, index) for student in sub.students]
+        result.students[sub.key] = rows
         if not rows or None in rows:  # a group's matched students still get the grade
             result.unmatched.append(sub.key)
         if any(r is not None for r in rows):
@@ -255,22 +258,30 @@ def _row_of(student: Student, index: dict[tuple[str, str], int]) -> int | None:
     return None
 
 
-def write(out: Path, roster: Roster, matching: Matching, totals: dict[str, float | None], possible: float) -> Path:
+def write(
+    out: Path,
+    roster: Roster,
+    matching: Matching,
+    totals: dict[str, float | None],
+    possible: float,
+    *,
+    claimed: set[int],
+) -> Path:
     """``canvas_import.csv``: the roster's students with the total of their submission in the
     assignment column (scaled as ``check_points`` decided); empty (Canvas leaves it unchanged)
-    without a total (``totals`` holds None for anything not graded) or when two submissions
-    claim one student."""
+    without a total (``totals`` holds None for anything not graded) or for a row in ``claimed``
+    (claimed by several submissions: ``imports.claims``)."""
     score: dict[int, str] = {}
     for key, rows in matching.rows.items():
         total = totals.get(key)
         for at in rows:
-            if total is not None and at not in matching.clashes:
+            if total is not None and at not in claimed:
                 score[at] = f"{total if roster.scale == 1.0 else round(total * roster.scale, 2):g}"
     points = roster.points if roster.points is not None and roster.scale != 1.0 else possible
     table = [[*IDENTITY, roster.column], ["Points Possible", "", "", "", "", f"{points:g}"]]
     for i, row in enumerate(roster.students):
         table.append([row.get(c, "") for c in IDENTITY] + [score.get(i, "")])
-    path = Path(out) / "canvas_import.csv"
+    path = Path(out) / NAME
     write_atomic(path, csv_text(table))
     return path
 

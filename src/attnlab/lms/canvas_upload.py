@@ -163,7 +163,7 @@ def read_results(results: Path) -> tuple[list[Entry], float]:
             f"{grades} does not exist: give the folder `attnlab grade --out` (or `attnlab quiz grade --out`) wrote"
         )
     try:
-        rows = list(csv.reader(io.StringIO(text, newline="")))
+        rows = [[report.csv_value(c) for c in cells] for cells in csv.reader(io.StringIO(text, newline=""))]
     except csv.Error as e:
         raise UploadError(f"{grades} cannot be read: {e}") from None
     header = rows[0] if rows else []

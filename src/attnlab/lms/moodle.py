@@ -21,7 +21,7 @@ leaves their grade as it is, for a human to decide.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..grade.report import csv_text, write_atomic
@@ -38,14 +38,23 @@ def student(match: re.Match) -> Student:
     return Student(name=match["name"].strip(), id=match["pid"], participant=match["pid"])
 
 
-def write(out: Path, graded: Iterable[tuple[tuple[Student, ...], float]], column: str) -> tuple[Path | None, str]:
-    """Write ``out/moodle_import.csv`` from each graded submission's students and total; returns
-    its path, or None and why no row could be filled."""
-    graded = list(graded)
-    (Path(out) / NAME).unlink(missing_ok=True)  # an earlier run's file must not pass for this run's
-    people = [(s, score) for students, score in graded for s in students]
-    if not people:
+def write(
+    out: Path,
+    graded: Iterable[tuple[tuple[Student, ...], float]],
+    column: str,
+    *,
+    single: Callable[[Student], bool],
+) -> tuple[Path | None, str]:
+    """Write ``out/moodle_import.csv`` from each graded submission's students and total, leaving
+    out a student not ``single`` (claimed by several submissions: ``imports.claims``); returns its
+    path, or None and why no row could be filled."""
+    graded = list(graded)  # (an earlier run's file is gone already: ``imports.remove_earlier``)
+    everyone = [(s, score) for students, score in graded for s in students]
+    if not everyone:
         return None, "no submission was graded"
+    people = [(s, score) for s, score in everyone if single(s)]
+    if not people:
+        return None, "every graded student is claimed by several submissions (listed above)"
     if all(s.participant for s, _ in people):
         rows = [list(WORKSHEET)] + [[f"Participant {s.participant}", s.name, s.email, f"{g:g}"] for s, g in people]
     else:

@@ -26,7 +26,7 @@ from typing import Any
 from ..grade.batch import NEEDS_HUMAN, folders_of
 from ..grade.discover import Found, Submission, discover, unreadable
 from ..grade.report import GRADED, NOT_GRADED, UNREADABLE, csv_text, write_atomic
-from ..lms import canvas, moodle
+from ..lms import canvas, imports, moodle
 from ..lms.identity import quiz_id
 from . import handgrading
 from .grading import grade, graded_items
@@ -55,6 +55,7 @@ class QuizRun:
     found: Found
     roster: canvas.Roster | None = None
     matching: canvas.Matching | None = None
+    claims: imports.Claims = field(default_factory=imports.Claims)  # students claimed by several submissions
     written: list[Path] = field(default_factory=list)
     not_written: dict[str, str] = field(default_factory=dict)
 
@@ -65,7 +66,7 @@ class QuizRun:
     @property
     def exit_code(self) -> int:
         m = self.matching
-        return NEEDS_HUMAN if self.problems or (m and (m.unmatched or m.clashes)) else 0
+        return NEEDS_HUMAN if self.problems or (m and m.unmatched) or self.claims.twice else 0
 
 
 def main(
@@ -100,9 +101,11 @@ def main(
         matching = canvas.match(the_roster, found.submissions) if the_roster else None
         if the_roster is not None and matching is not None:
             canvas.fill_identities(found.submissions, the_roster, matching)
+        claims = imports.claims(found.submissions, roster=the_roster, matching=matching)
         names = {sub.key for sub in found.submissions}
         hand = handgrading.read_points(hand_graded, names=names) if hand_graded else {}
         folders = folders_of(found.submissions)
+        imports.remove_earlier(out)  # this run's grades are being made: no earlier import may pass for them
         rows: list[Row] = []
         columns = (TextColumn("grading quiz"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=Console(stderr=True), disable=not progress) as bar:
@@ -116,11 +119,11 @@ def main(
                 bar.advance(task)
         files = {r.submission: r.submission_of.file for r in rows if r.submission_of.file is not None}
         handgrading.gather(files=files, out=out, points=hand)
-    run = QuizRun(rows, found, the_roster, matching)
+    run = QuizRun(rows, found, the_roster, matching, claims)
     write_atomic(out / GRADES, grades_csv(rows))
     run.written.append(out / GRADES)
     graded = [(r.submission_of.students, r.total) for r in rows if r.total is not None]
-    path, why = moodle.write(out, [(s, t) for s, t in graded if t is not None], COLUMN)
+    path, why = moodle.write(out, [(s, t) for s, t in graded if t is not None], COLUMN, single=claims.single)
     if path is not None:
         run.written.append(path)
     else:
@@ -128,7 +131,7 @@ def main(
     if the_roster is not None and matching is not None:
         totals = {r.submission: r.total for r in rows}
         possible = sum(i.points for i in items + handgrading.items())
-        run.written.append(canvas.write(out, the_roster, matching, totals, possible))
+        run.written.append(canvas.write(out, the_roster, matching, totals, possible, claimed=claims.rows))
     return run
 
 

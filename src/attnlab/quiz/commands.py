@@ -167,7 +167,10 @@ def grade_cmd(
     \b
     Exit status: 0 all graded; 1 nothing graded (the message says why); 3 graded, but something
     needs a human (listed)."""
+    from rich.console import Console
+
     from ..grade.report import shown
+    from ..lms import imports
     from . import batch, handgrading
 
     try:
@@ -181,8 +184,10 @@ def grade_cmd(
     for row in sorted(run.rows, key=lambda r: r.submission):
         total = "-" if row.total is None else f"{row.total:g}"
         click.echo(f"{shown(row.submission)}: {total}" + (f" ({row.status}: {row.problem})" if row.problem else ""))
-    if run.matching is not None and run.matching.unmatched:
-        click.echo("no roster student: " + ", ".join(map(shown, run.matching.unmatched)))
+    # the roster's students without a submission, submissions without a student, students claimed
+    # twice: in `attnlab grade`'s words
+    for line in imports.summary(run.claims, run.roster, run.matching):
+        Console(highlight=False, soft_wrap=True).print(line)
     for name, why in run.not_written.items():
         click.echo(f"not written {name}: {why}")
     click.echo("wrote " + ", ".join(str(p) for p in run.written))
