@@ -175,3 +175,22 @@ def test_is_an_earlier_runs_canvas_import_gone_after_a_quiz_run_without_a_roster
     assert (out / "canvas_import.csv").exists()
     main(submissions=[folder], out=out, progress=False)
     assert not (out / "canvas_import.csv").exists()
+
+
+@pytest.mark.parametrize("typed", ["s10001", "S10001 ", " s10001\t"])
+def test_does_an_id_typed_in_another_case_or_with_spaces_get_the_numbers_the_roster_grades_with(
+    tmp_path, write_quiz, key_answers, typed
+):
+    """The roster takes ``s10001`` for John's S10001: does ``quiz show --student`` show him, typing
+    it so, the numbers his quiz is graded with, so that his answers from them get every point?"""
+    [numeric] = NUMERIC[:1]
+    shown = [CliRunner().invoke(quiz, ["show", numeric.id, "--student", s]).output for s in ("S10001", typed)]
+    prompt = [text.split("(student ")[0] for text in shown]  # (the last line repeats the id as typed)
+    assert prompt[0] == prompt[1] and prompt[0] != CliRunner().invoke(quiz, ["show", numeric.id]).output
+    folder = tmp_path / "canvas"
+    folder.mkdir()
+    write_quiz(folder / "chenjohn_10001_8001_quiz.ipynb", answered_with(key_answers, typed))
+    path = tmp_path / "roster.csv"
+    path.write_text(roster(POSSIBLE))
+    main(submissions=[folder], out=tmp_path / "out", roster=path, progress=False)
+    assert float(totals(tmp_path / "out")["chenjohn_10001"]["total"]) == sum(i.points for i in graded_items())

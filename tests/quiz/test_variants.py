@@ -46,3 +46,11 @@ def test_no_variant_makes_an_item_trivial(items, item_id):
 def test_nontrivial_means_two_digits_away_from_0_and_1():
     """Are 0.00004 and 0.99996 trivial at 5 decimals, and 0.00028 not?"""
     assert not nontrivial(0.00004, 5) and not nontrivial(0.99996, 5) and nontrivial(0.00028, 5)
+
+
+def test_are_an_ids_numbers_the_same_whatever_its_case_and_the_spaces_around_it():
+    """The roster matches a student number ignoring case and the spaces around it: does the quiz
+    give ``S1``, ``s1``, ``" S1 "`` and ``"S1\\t"`` one student's numbers, other than ``S2``'s?"""
+    numbers = [illustration(student=typed).inputs for typed in ("S1", "s1", " S1 ", "S1\t")]
+    assert all(n == numbers[0] for n in numbers)
+    assert numbers[0] != illustration(student="S2").inputs and numbers[0] != illustration().inputs

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import userfiles
+from ..studentids import normal_id
 from ..grade.report import csv_text, write_atomic
 from .identity import Identified, Student
 
@@ -107,7 +108,7 @@ def load(path: Path, *, column: str | None, assignment: str, scale: bool = False
                 continue  # Canvas's rows above the students
             raise RosterError(f"{path}, line {number}: {row['Student'] or 'a row'} has no ID")
         for col in ("ID", "SIS User ID", "SIS Login ID"):
-            value = row.get(col, "").lower()
+            value = normal_id(row.get(col, ""))
             if value and (col, value) in seen:
                 raise RosterError(
                     f"{path}, lines {seen[(col, value)]} and {number}: the same {col} "
@@ -212,7 +213,7 @@ def match(roster: Roster, submissions: Sequence[Identified]) -> Matching:
         ("ID", "login"),
     ):
         for i, row in enumerate(roster.students):
-            value = row.get(col, "").lower()
+            value = normal_id(row.get(col, ""))
             if value:
                 index.setdefault((kind, value), i)
                 if kind == "login" and "@" in value:
@@ -253,8 +254,8 @@ def _row_of(student: Student, index: dict[tuple[str, str], int]) -> int | None:
     if not student.id and not student.email:
         keys.append(("login", student.login))
     for kind, value in keys:
-        if value and (kind, value.lower()) in index:
-            return index[(kind, value.lower())]
+        if value and (kind, normal_id(value)) in index:
+            return index[(kind, normal_id(value))]
     return None
 
 

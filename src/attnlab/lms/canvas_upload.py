@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths
+from ..studentids import normal_id
 from ..grade import report
 from ..grade.report import GRADED
 from .canvas_rest import DEADLINE, MAKE_TOKEN, TOKEN, Canvas, Submission, UploadError, User, base_url, is_number
@@ -307,7 +308,7 @@ def _plan(entries: list[Entry], users: list[User]) -> Plan:
 
     def add(kind: str, value: Any, user_id: int) -> None:
         if value:
-            index.setdefault((kind, str(value).strip().lower()), set()).add(user_id)
+            index.setdefault((kind, normal_id(str(value))), set()).add(user_id)
 
     names: dict[int, str] = {}
     shown: dict[int, str] = {}
@@ -328,7 +329,7 @@ def _plan(entries: list[Entry], users: list[User]) -> Plan:
             if not student.get("id") and not student.get("email"):
                 keys.append(("login", student.get("login", "")))
         for kind, value in keys:
-            hits = index.get((kind, value.strip().lower()), set()) if value else set()
+            hits = index.get((kind, normal_id(value)), set()) if value else set()
             if len(hits) == 1:  # two users with one email or login: not guessed
                 return next(iter(hits))
         return None

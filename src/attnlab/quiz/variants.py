@@ -16,6 +16,7 @@ from typing import Any
 
 import sympy as sp
 
+from ..studentids import normal_id
 from .definitions import Definitions, illustration_values, load, matrix
 from .domains import seed_of
 
@@ -45,8 +46,9 @@ class Illustration:
 
 
 def illustration(*, student: str | None = None, defs: Definitions | None = None) -> Illustration:
-    """The notes' numbers, or the numbers of ``student`` (an id as on the course roster)."""
-    return _illustration(student or None, defs or load())
+    """The notes' numbers, or the numbers of ``student`` (an id as on the course roster, in any case
+    and with any spaces around it: ``normal_id``, as the roster matches it)."""
+    return _illustration(normal_id(student or "") or None, defs or load())
 
 
 @lru_cache(maxsize=256)
