@@ -398,7 +398,10 @@ def test_does_an_interrupted_upload_resume_without_duplicates(results, canvas):
 
 
 def test_is_a_student_matched_by_sis_id_or_email_when_no_canvas_id_is_known(results, canvas):
-    for key, student in (("doejane_4001", {"id": "S1"}), ("smithbob_4002", {"email": "BSMITH@example.edu"})):
+    for key, student in (
+        ("doejane_4001", {"id": "S1", "number": "S1"}),
+        ("smithbob_4002", {"email": "BSMITH@example.edu"}),
+    ):
         path = results / "submissions" / report.folder_name(key) / "results.json"
         data = json.loads(path.read_text())
         data["extra_data"]["students"] = [
@@ -407,7 +410,9 @@ def test_is_a_student_matched_by_sis_id_or_email_when_no_canvas_id_is_known(resu
         path.write_text(json.dumps(data))
     path = results / "submissions" / report.folder_name("leeann_4003") / "results.json"
     data = json.loads(path.read_text())
-    data["extra_data"]["students"] = [{"name": "", "email": "", "id": "S999", "login": "alee", "canvas_id": ""}]
+    data["extra_data"]["students"] = [
+        {"name": "", "email": "", "id": "S999", "login": "alee", "canvas_id": "", "number": "S999"}
+    ]
     path.write_text(json.dumps(data))
     result = upload(results, canvas, "--yes")
     assert result.exit_code == upload_canvas.NEEDS_HUMAN

@@ -102,6 +102,32 @@ def test_is_a_gradescope_export_graded_with_names_ids_and_emails(tmp_path):
     assert result.exit_code == 0
 
 
+def test_does_a_gradescope_sid_find_the_rosters_student_number_and_a_disagreement_get_listed(tmp_path):
+    """Jane's SID 4001 is Bo's Canvas user id: does her 5 go to her row (SIS User ID 4001), not to
+    Bo's? And Rémi, whose SID is his and whose email is Ann's login: is he matched to neither,
+    named with both in the summary, while Bo, his partner, gets their 4?"""
+    roster = tmp_path / "roster.csv"
+    roster.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section,pe_attention (12345)\n"
+        "Points Possible,,,,,5\n"
+        '"Doe, Jane",5001,4001,jdoe,A,\n'
+        '"Ångström, Rémi",5002,4002,rangstrom,A,\n'
+        '"Li, Bo",4001,4003,bli,A,\n'
+        '"Lee, Ann",5004,S4,remi@example.edu,A,\n'
+    )
+    result = run(tmp_path / "out", gradescope_export(tmp_path), roster=roster)
+    imported = list(csv.reader(open(tmp_path / "out" / "canvas_import.csv", encoding="utf-8")))
+    assert {r[0]: r[-1] for r in imported[2:]} == {
+        "Doe, Jane": "5",
+        "Ångström, Rémi": "",
+        "Li, Bo": "4",
+        "Lee, Ann": "",
+    }
+    text = " ".join(" ".join(batch.summary(result, [("calls", 5.0)])).split())
+    assert "submission_1002's ids name several roster students[/]: Ångström, Rémi (4002); Lee, Ann (S4)" in text
+    assert result.exit_code == batch.NEEDS_HUMAN
+
+
 def test_does_moodle_get_each_graded_students_total_by_email_and_id_number(tmp_path):
     export = gradescope_export(tmp_path)
     (export / "submission_1003").mkdir()

@@ -88,11 +88,11 @@ def test_are_canvas_ids_emails_and_logins_matched_and_the_rest_listed(tmp_path):
     m = canvas.match(
         roster,
         [
-            sub("smithbob_4002", Student(id="4002", login="smithbob")),  # Canvas bulk download
+            sub("smithbob_4002", Student(id="4002", canvas_id="4002", login="smithbob")),  # Canvas bulk download
             sub("submission_1", Student(name="Ann", email="ALEE", id="")),  # Gradescope, by email/login
             sub("jdoe", Student(login="jdoe")),  # a file named by login
             sub("stranger", Student(login="stranger")),
-            sub("4001_lookalike", Student(id="999", login="nkim")),  # an id wins over a login
+            sub("4001_lookalike", Student(id="999", canvas_id="999", login="nkim")),  # an id wins over a login
         ],
     )
     assert m.rows == {"smithbob_4002": [1], "submission_1": [2], "jdoe": [0]}
@@ -105,10 +105,10 @@ def test_does_the_import_fill_only_the_chosen_column_and_leave_clashes_empty(tmp
     m = canvas.match(
         roster,
         [
-            sub("a", Student(id="4001")),
-            sub("b", Student(id="4002")),
-            sub("c", Student(id="4002")),
-            sub("d", Student(id="4003")),
+            sub("a", Student(id="4001", canvas_id="4001")),
+            sub("b", Student(id="4002", canvas_id="4002")),
+            sub("c", Student(id="4002", canvas_id="4002")),
+            sub("d", Student(id="4003", canvas_id="4003")),
         ],
     )
     assert m.clashes == {1: ["b", "c"]}
@@ -143,6 +143,6 @@ def test_is_canvass_test_student_never_listed_as_missing_and_are_the_missing_nam
     number that tells two students of one name apart?"""
     text = CANVAS_ROSTER + '"Student, Test",4999,,,A,,,\n'
     roster = load(roster_file(tmp_path, text))
-    m = canvas.match(roster, [sub("smithbob_4002", Student(id="4002", login="smithbob"))])
+    m = canvas.match(roster, [sub("smithbob_4002", Student(id="4002", canvas_id="4002", login="smithbob"))])
     shown = [canvas.named(roster.students[i]) for i in m.missing]
     assert shown == ["Doe, Jane (S1)", "Lee, Ann (S3)", "Kim, Noh (S4)"]

@@ -16,12 +16,15 @@ The grade goes into the roster's existing assignment column, chosen by its title
 (``pe_attention (12345)`` is chosen by ``pe_attention`` or ``12345``). Only a roster without any
 assignment column gets a new column, which Canvas turns into a new assignment on import.
 
-A submission's students are matched to roster rows by, in this order:
-1. an LMS id (the user id in a Canvas bulk download's file names, Gradescope's SID): ``ID`` or
-   ``SIS User ID``;
-2. an email (Gradescope): ``SIS Login ID`` or ``Email``, ignoring case;
-3. for a submission without either, its name (the file's stem or the folder's name): ``SIS Login
-   ID``, the part of it before ``@``, or ``ID``, ignoring case.
+A submission's students are matched to roster rows by each identifier against the column of its
+kind (``identity.keys``, ``identity.known_by``), ignoring case and the spaces around it:
+1. a Canvas user id (in a Canvas bulk download's file names): ``ID``;
+2. a student number (Gradescope's SID): ``SIS User ID``;
+3. an email (Gradescope): ``SIS Login ID`` or ``Email``;
+4. for a submission without any of these, its name (the file's stem or the folder's name): ``SIS
+   Login ID``, the part of it before ``@``, or ``ID``.
+A student whose identifiers find different rows (an SID that is one student's SIS User ID, an
+email that is another's) is matched to none of them and listed (``Matching.several``).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from pathlib import Path
 from .. import userfiles
 from ..studentids import normal_id
 from ..grade.report import csv_text, write_atomic
-from .identity import Identified, Student
+from .identity import Identified, Student, candidates, known_by
 
 NAME = "canvas_import.csv"
 IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -70,6 +73,8 @@ class Matching:
     missing: list[int] = field(default_factory=list)  # roster rows without a submission
     clashes: dict[int, list[str]] = field(default_factory=dict)  # a row claimed by several submissions
     students: dict[str, list[int | None]] = field(default_factory=dict)  # submission key -> each student's row
+    # a submission whose student's ids name different rows (also in ``unmatched``): a human decides
+    several: dict[str, list[int]] = field(default_factory=dict)
 
 
 def load(path: Path, *, column: str | None, assignment: str, scale: bool = False) -> Roster:
@@ -202,36 +207,33 @@ def _choose_column(path: Path, header: list[str], wanted: str, explicit: bool) -
 
 def match(roster: Roster, submissions: Sequence[Identified]) -> Matching:
     """Which roster rows each submission's students are, by the rules in the module docstring."""
-    index: dict[tuple[str, str], int] = {}
-    # column by column, so that one student's ID always wins over another's SIS User ID
-    for col, kind in (
-        ("ID", "id"),
-        ("SIS User ID", "id"),
-        ("SIS Login ID", "email"),
-        ("Email", "email"),
-        ("SIS Login ID", "login"),
-        ("ID", "login"),
-    ):
-        for i, row in enumerate(roster.students):
-            value = normal_id(row.get(col, ""))
-            if value:
-                index.setdefault((kind, value), i)
-                if kind == "login" and "@" in value:
-                    index.setdefault((kind, value.split("@", 1)[0]), i)
+    index: dict[tuple[str, str], set[int]] = {}
+    for i, row in enumerate(roster.students):
+        number, login, email = row.get("SIS User ID", ""), row.get("SIS Login ID", ""), row.get("Email", "")
+        for key in known_by(canvas_id=row["ID"], number=number, login=login, email=email):
+            index.setdefault(key, set()).add(i)
     result = Matching()
     claimed: dict[int, list[str]] = {}
     for sub in submissions:
-        rows = [_row_of(student, index) for student in sub.students]
-        result.students[sub.key] = rows
-        if not rows or None in rows:  # a group's matched students still get the grade
+        found = [candidates(student, index) for student in sub.students]
+        result.students[sub.key] = [next(iter(hits)) if len(hits) == 1 else None for hits in found]
+        rows = [at for at in result.students[sub.key] if at is not None]
+        if len(rows) < len(found) or not found:  # a group's matched students still get the grade
             result.unmatched.append(sub.key)
-        if any(r is not None for r in rows):
-            result.rows[sub.key] = [r for r in rows if r is not None]
-            for at in result.rows[sub.key]:
+        several = sorted({at for hits in found if len(hits) > 1 for at in hits})
+        if several:
+            result.several[sub.key] = several
+        if rows:
+            result.rows[sub.key] = rows
+            for at in rows:
                 claimed.setdefault(at, []).append(sub.key)
     result.clashes = {at: keys for at, keys in claimed.items() if len(keys) > 1}
     result.missing = [
-        i for i in range(len(roster.students)) if i not in claimed and not is_test_student(roster.students[i])
+        i
+        for i in range(len(roster.students))
+        if i not in claimed
+        and not is_test_student(roster.students[i])
+        and not any(i in r for r in result.several.values())
     ]
     return result
 
@@ -247,16 +249,6 @@ def named(row: dict[str, str]) -> str:
     (or Canvas's own id), since names repeat."""
     number = row.get("SIS User ID") or row.get("ID") or ""
     return f"{row.get('Student', '')} ({number})" if number else row.get("Student", "")
-
-
-def _row_of(student: Student, index: dict[tuple[str, str], int]) -> int | None:
-    keys = [("id", student.id), ("email", student.email)]
-    if not student.id and not student.email:
-        keys.append(("login", student.login))
-    for kind, value in keys:
-        if value and (kind, normal_id(value)) in index:
-            return index[(kind, normal_id(value))]
-    return None
 
 
 def write(

@@ -6,10 +6,11 @@
    the token in ``CANVAS_TOKEN``, the course, the Canvas assignment and its points, the enrolled
    students and their submissions with comments. What is wrong is one ``UploadError`` line.
 2. Students are matched to enrolled Canvas users by what their submission's source recorded
-   (results.json's ``students``): the Canvas user id of a bulk download or roster; else the SIS id
-   (a Gradescope SID), the email, or, for a student with neither, the login. Submissions that match
-   nobody, users claimed by two submissions and students without a submission are listed, never
-   guessed. Only submissions with status "graded" are uploaded: one that was unreadable or could not
+   (results.json's ``students``), each id against its own kind as ``attnlab grade --roster`` matches
+   (``identity.keys``): the Canvas user id of a bulk download or roster, the student number (a
+   Gradescope SID) against the SIS id, the email, or, for a student with none, the login.
+   Submissions that match nobody or whose ids name several users, users claimed by two submissions
+   and students without a submission are listed, never guessed. Only submissions with status "graded" are uploaded: one that was unreadable or could not
    be graded is listed for a human, never sent as 0.
 3. Per student: the grade, when Canvas's differs from the total (both at two decimals, a gradebook's
    precision); the feedback as a comment in plain text (Canvas shows comments as typed: no
@@ -33,14 +34,14 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from .. import paths
-from ..studentids import normal_id
 from ..grade import report
 from ..grade.report import GRADED
+from .identity import Student, candidates, known_by
 from .canvas_rest import DEADLINE, MAKE_TOKEN, TOKEN, Canvas, Submission, UploadError, User, base_url, is_number
 
 STATE = "canvas_upload.json"
@@ -302,52 +303,39 @@ def _is_file(path: Path) -> bool:
 # ---- matching and the plan
 
 
+def _student(recorded: dict[str, str]) -> Student:
+    """A student as results.json recorded them (a field an older attnlab did not record: empty)."""
+    return Student(**{f.name: recorded.get(f.name, "") for f in fields(Student)})
+
+
 def _plan(entries: list[Entry], users: list[User]) -> Plan:
     """Who gets what, before asking Canvas what it holds."""
     index: dict[tuple[str, str], set[int]] = {}
-
-    def add(kind: str, value: Any, user_id: int) -> None:
-        if value:
-            index.setdefault((kind, normal_id(str(value))), set()).add(user_id)
-
     names: dict[int, str] = {}
     shown: dict[int, str] = {}
     for u in users:
         names[u.id], shown[u.id] = u.name, u.display or u.name
-        add("canvas", u.id, u.id)
-        add("sis", u.sis_id, u.id)
-        add("email", u.email, u.id)
-        add("email", u.login if "@" in u.login else "", u.id)
-        add("login", u.login, u.id)
-        add("login", u.login.split("@", 1)[0] if "@" in u.login else "", u.id)
-
-    def user_of(student: dict[str, str]) -> int | None:
-        if student.get("canvas_id"):
-            keys = [("canvas", student["canvas_id"])]
-        else:
-            keys = [("sis", student.get("id", "")), ("email", student.get("email", ""))]
-            if not student.get("id") and not student.get("email"):
-                keys.append(("login", student.get("login", "")))
-        for kind, value in keys:
-            hits = index.get((kind, normal_id(value)), set()) if value else set()
-            if len(hits) == 1:  # two users with one email or login: not guessed
-                return next(iter(hits))
-        return None
+        for key in known_by(canvas_id=str(u.id), number=u.sis_id, login=u.login, email=u.email):
+            index.setdefault(key, set()).add(u.id)
 
     plan = Plan()
     claims: dict[int, list[Entry]] = {}
-    held: set[int | None] = set()  # users whose submission is not uploaded: they are not "without one"
+    held: set[int] = set()  # users whose submission is not uploaded: they are not "without one"
     for entry in entries:
-        found = [user_of(s) for s in entry.students]
+        hits = [candidates(_student(s), index) for s in entry.students]
+        found = [next(iter(h)) for h in hits if len(h) == 1]
         if entry.total is None:
             plan.not_graded.append(f"{entry.submission} ({entry.why})")
-            held.update(found)
+            held.update(u for h in hits for u in h)
             continue
-        if not found or None in found:  # a group's matched students still get theirs
+        several = sorted({names[u] for h in hits if len(h) > 1 for u in h}, key=str.lower)
+        held.update(u for h in hits if len(h) > 1 for u in h)  # listed with this submission instead
+        if several:  # ids that name different users (or two users with one email): never guessed
+            plan.unmatched.append(f"{entry.submission} (its ids name several students: {'; '.join(several)})")
+        elif len(found) < len(hits) or not hits:  # a group's matched students still get theirs
             plan.unmatched.append(entry.submission)
         for user_id in found:
-            if user_id is not None:
-                claims.setdefault(user_id, []).append(entry)
+            claims.setdefault(user_id, []).append(entry)
     for user_id, claiming in claims.items():
         if len(claiming) > 1:
             plan.claimed[names[user_id]] = [e.submission for e in claiming]

@@ -7,13 +7,24 @@ Students know it, and every LMS can hand it over. A Canvas user id, a Moodle par
 login is never used in its place: those are not what the quiz tells students to type. A submission
 that came as a plain file, folder or zip (named by the instructor, no LMS around it) and whose
 number no roster gives stands for the number by its own name.
+
+Matching a submission's student to a roster row or an enrolled Canvas user compares each kind of
+identifier only with the same kind (``keys`` and ``known_by``): a Canvas user id with the Canvas
+user id, a student number with the student number (a Gradescope SID with the SIS User ID, never with
+a Canvas ID that happens to be equal), an email with the email or the login. A Moodle participant id
+is no identifier of a Canvas course. ``attnlab grade --roster``, ``attnlab quiz grade --roster`` and
+``attnlab upload canvas`` all match through them, so they cannot disagree.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
+
+from ..studentids import normal_id
+
+T = TypeVar("T")
 
 QUIZ_ID = (
     "your student number as on the course roster (the institution's student ID: Canvas's "
@@ -64,3 +75,30 @@ def quiz_id(students: Iterable[Student], *, key: str, layout: str) -> tuple[str 
         f"the student number of {student.label()} is not known (the download names only the "
         "LMS's own id): give --roster, the course's Canvas gradebook export, to know it"
     )
+
+
+def keys(student: Student) -> list[tuple[str, str]]:
+    """Each identifier the submission's source gives for ``student``, with its kind, in the form
+    ``normal_id``; a file or folder name (``login``) only when the source gives nothing else."""
+    given = [("canvas", student.canvas_id), ("number", student.number), ("email", student.email)]
+    said = [(kind, normal_id(value)) for kind, value in given if normal_id(value)]
+    if said or student.id or student.participant:  # an LMS named the student: its name is no login
+        return said
+    return [("login", normal_id(student.login))] if normal_id(student.login) else []
+
+
+def known_by(*, canvas_id: str, number: str, login: str, email: str) -> list[tuple[str, str]]:
+    """The keys under which a roster row or an enrolled Canvas user is found (``keys`` gives a
+    student's): the Canvas user id, the student number (SIS User ID), the email or the login as an
+    email, and, for a file named by the instructor, the login, the part of it before ``@`` or the
+    Canvas user id."""
+    login = normal_id(login)
+    found = [("canvas", canvas_id), ("number", number), ("email", email), ("email", login), ("login", login)]
+    found += [("login", login.split("@", 1)[0] if "@" in login else ""), ("login", canvas_id)]
+    return [(kind, normal_id(value)) for kind, value in found if normal_id(value)]
+
+
+def candidates(student: Student, index: Mapping[tuple[str, str], set[T]]) -> set[T]:
+    """Everyone ``index`` (built from ``known_by``) finds under any of ``student``'s keys: one is a
+    match, none is no match, several are a disagreement for a human, never resolved by an order."""
+    return {hit for key in keys(student) for hit in index.get(key, set())}

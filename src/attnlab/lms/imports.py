@@ -99,6 +99,12 @@ def summary(claimed: Claims, roster: canvas.Roster | None, matching: canvas.Matc
                 f"  [red]{len(matching.unmatched)} submission(s) with no roster student[/]: "
                 + ", ".join(shown(k) for k in matching.unmatched)
             )
+        for key, rows in matching.several.items():
+            lines.append(
+                f"  [red]{shown(key)}'s ids name several roster students[/]: "
+                + "; ".join(shown(canvas.named(roster.students[i])) for i in rows)
+                + " (no grade filled in)"
+            )
     for who, subs in claimed.twice.items():
         lines.append(
             f"  [red]{shown(who)} is claimed by several submissions[/]: "
