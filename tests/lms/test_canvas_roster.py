@@ -146,3 +146,45 @@ def test_is_canvass_test_student_never_listed_as_missing_and_are_the_missing_nam
     m = canvas.match(roster, [sub("smithbob_4002", Student(id="4002", canvas_id="4002", login="smithbob"))])
     shown = [canvas.named(roster.students[i]) for i in m.missing]
     assert shown == ["Doe, Jane (S1)", "Lee, Ann (S3)", "Kim, Noh (S4)"]
+
+
+def gradebook(tmp_path, delimiter, cell):
+    rows = [["Student", "ID", "pe_attention (12345)"], ["Points Possible", "", cell], ["Ada", "101", ""]]
+    return roster_file(tmp_path, "\n".join(delimiter.join(r) for r in rows) + "\n")
+
+
+@pytest.mark.parametrize(
+    "delimiter, cell, points",
+    [
+        (";", "63,0", 63),  # numbers5 #5: a European-locale export, once read as 630
+        (";", "62,5", 62.5),
+        (";", "63,000", 63),  # the decimal comma of the file's convention, not a thousands group
+        (";", "62.5", 62.5),  # a point that can only separate decimals
+        (",", '"62,5"', 62.5),  # a comma that can only separate decimals, in a comma-separated file
+        (",", "62.5", 62.5),
+        ("\t", "1.234,5", 1234.5),
+    ],
+)
+def test_is_points_possible_read_as_the_files_decimal_separator_says(tmp_path, delimiter, cell, points):
+    """A semicolon-separated gradebook comes from a locale whose decimal separator is the comma: is
+    its 63,0 worth 63 (and accepted for an autograder total of 63), and every number with one
+    reading read so?"""
+    roster = load(gradebook(tmp_path, delimiter, cell))
+    assert roster.points == points
+    canvas.check_points(roster, points)  # (refused, were it read as other points)
+
+
+@pytest.mark.parametrize(
+    "delimiter, cell, message",
+    [
+        (",", '"1,234"', "may be 1234 or 1.234"),
+        (";", "1.234", "may be 1.234 or 1234"),
+        ("\t", "63,000", "may be 63000 or 63"),
+        (";", "sixty", "is 'sixty', not a number"),
+    ],
+)
+def test_is_a_points_possible_with_two_readings_or_none_refused_rather_than_guessed(tmp_path, delimiter, cell, message):
+    path = gradebook(tmp_path, delimiter, cell)
+    with pytest.raises(canvas.RosterError) as err:
+        load(path)
+    assert str(path) in str(err.value) and "'pe_attention (12345)'" in str(err.value) and message in str(err.value)

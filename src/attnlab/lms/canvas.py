@@ -8,7 +8,8 @@ The roster is read and checked before any grading: a CSV (comma, semicolon or ta
 UTF-8 (with or without a BOM), UTF-16 with a BOM, or else Latin-1, with the columns ``Student`` and
 ``ID`` (Canvas's own ``SIS User ID``, ``SIS Login ID``, ``Section`` and ``Email`` are used when
 present), one student per row, no ID twice. Canvas's "Points Possible" row above the students gives
-the assignment column's points, checked against the autograder's total before anything is graded
+the assignment column's points (a semicolon-separated file's with a decimal comma, a number that
+reads as two values refused: ``_points``), checked against the autograder's total before anything is graded
 (``check_points``): a mismatch is refused with the message ``attnlab upload canvas`` gives, unless
 the totals are scaled to the roster's points.
 
@@ -126,16 +127,48 @@ def load(path: Path, *, column: str | None, assignment: str, scale: bool = False
     if not students:
         raise RosterError(f"{path} has no student rows")
     chosen, new = _choose_column(path, header, column or assignment, column is not None)
-    points = _number(possible.get(chosen, "")) if not new else None
+    points = _points(path, chosen, possible.get(chosen, ""), delimiter=delimiter) if not new else None
     return Roster(path, students, chosen, new, encoding, points, may_scale=scale)
 
 
-def _number(text: str) -> float | None:
-    try:
-        value = float(text.replace(",", ""))
-    except ValueError:
+# the decimal separator a delimiter implies: a spreadsheet in a locale whose decimal separator is
+# the comma separates fields with semicolons; a tab says nothing
+DECIMAL_OF = {",": ".", ";": ","}
+
+
+def _points(path: Path, column: str, text: str, *, delimiter: str) -> float | None:
+    """The Points Possible cell of ``column`` as a number (None when blank). A comma or a point may
+    be the decimal separator or group thousands: a number that reads both ways as two values
+    (``1,234``, ``63,000``) takes the file's convention (``DECIMAL_OF``) when its separator is the
+    convention's decimal one, else it is refused, never guessed."""
+    text = text.strip()
+    if not text:
         return None
-    return value if value == value and abs(value) != float("inf") else None
+    readings = {d: v for d in ".," if (v := _read_number(text, decimal=d)) is not None}
+    if len(set(readings.values())) == 1:
+        return next(iter(readings.values()))
+    decimal = DECIMAL_OF.get(delimiter, "")
+    if decimal and decimal in text and decimal in readings:
+        return readings[decimal]
+    if not readings:
+        raise RosterError(f"{path}: the Points Possible of {column!r} is {text!r}, not a number")
+    point, comma = readings["."], readings[","]
+    raise RosterError(
+        f"{path}: the Points Possible of {column!r}, {text!r}, may be {point:g} or {comma:g} (a "
+        f"{'point' if '.' in text else 'comma'} may group thousands or separate decimals): write it "
+        "without a thousands separator, or export the gradebook again"
+    )
+
+
+def _read_number(text: str, *, decimal: str) -> float | None:
+    """``text`` as a number whose decimal separator is ``decimal`` and whose thousands, if grouped,
+    are grouped by the other of ``.`` and ``,``; None when it is not one."""
+    group = "," if decimal == "." else "."
+    whole = rf"(?:\d{{1,3}}(?:{re.escape(group)}\d{{3}})+|\d*)"
+    found = re.fullmatch(rf"([+-]?)({whole})(?:{re.escape(decimal)}(\d*))?", text)
+    if not found or not (found[2] + (found[3] or "")).strip(group):
+        return None
+    return float(f"{found[1]}{found[2].replace(group, '') or '0'}.{found[3] or '0'}")
 
 
 def points_mismatch(name: str, points: float | None, possible: float) -> str:
