@@ -1,6 +1,7 @@
 """The roster: checked before grading, matched to submissions, filled into its own column."""
 
 import csv
+import re
 
 import pytest
 
@@ -188,3 +189,16 @@ def test_is_a_points_possible_with_two_readings_or_none_refused_rather_than_gues
     with pytest.raises(canvas.RosterError) as err:
         load(path)
     assert str(path) in str(err.value) and "'pe_attention (12345)'" in str(err.value) and message in str(err.value)
+
+
+def test_are_the_points_a_refusal_asks_for_accepted_when_the_total_has_more_decimals_than_canvas(tmp_path):
+    """Tests worth 1/3 point total 67.642857...: is the roster's column worth 60 refused with
+    points to set in Canvas that, once set, are accepted, and never 'worth X but the total is X'?"""
+    possible = 67 + 9 / 14
+    roster = load(gradebook(tmp_path, ",", "60"))
+    with pytest.raises(canvas.RosterError) as err:
+        canvas.check_points(roster, possible)
+    asked = re.search(r"set its points in Canvas to (\S+?)[ :]", str(err.value))[1]
+    worth = re.search(r"is worth (\S+) points in Canvas but the autograder's total is (\S+?):", str(err.value))
+    assert worth[1] != worth[2]
+    canvas.check_points(load(gradebook(tmp_path, ",", asked)), possible)

@@ -171,19 +171,31 @@ def _read_number(text: str, *, decimal: str) -> float | None:
     return float(f"{found[1]}{found[2].replace(group, '') or '0'}.{found[3] or '0'}")
 
 
+def same_points(points: float, possible: float) -> bool:
+    """Whether an assignment worth ``points`` in Canvas is worth the autograder's total ``possible``:
+    equal at two decimals, a gradebook's precision (tests worth 1/3 point total 67.642857..., which
+    Canvas holds as 67.64), so that the points ``points_mismatch`` asks for are always accepted."""
+    return _gradebook(points) == _gradebook(possible)
+
+
+def _gradebook(points: float) -> str:
+    return f"{round(points, 2) + 0.0:.2f}".rstrip("0").rstrip(".")  # (+ 0.0: never a -0)
+
+
 def points_mismatch(name: str, points: float | None, possible: float) -> str:
-    """The words for a Canvas assignment whose points are not the autograder's total."""
-    theirs = "no points" if points is None else f"{points:g} points"
+    """The words for a Canvas assignment whose points are not the autograder's total (both shown
+    at the precision ``same_points`` compares them)."""
+    theirs = "no points" if points is None else f"{_gradebook(points)} points"
     return (
-        f"assignment {name} is worth {theirs} in Canvas but the autograder's total is {possible:g}: "
-        f"set its points in Canvas to {possible:g}"
+        f"assignment {name} is worth {theirs} in Canvas but the autograder's total is {_gradebook(possible)}: "
+        f"set its points in Canvas to {_gradebook(possible)}"
     )
 
 
 def check_points(roster: Roster, possible: float) -> None:
     """Refuse a roster whose assignment column is worth other points than ``possible`` (when it
     ``may_scale``, the import's totals are scaled to the roster's points instead)."""
-    if roster.points is None or abs(roster.points - possible) <= 1e-9:
+    if roster.points is None or same_points(roster.points, possible):
         return
     if roster.may_scale and possible > 0:
         roster.scale = roster.points / possible

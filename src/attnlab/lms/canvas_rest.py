@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from .canvas import points_mismatch
+from .canvas import points_mismatch, same_points
 
 TOKEN = "CANVAS_TOKEN"
 BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)  # seconds waited between tries while Canvas throttles
@@ -105,7 +105,7 @@ class Canvas:
         self.get(f"courses/{self.course_id}", lambda data: _object(data, "the course"), missing=self.no_course)
         name, points = self.get(self.path, _assignment, missing=self.no_assignment)
         name = name or str(self.assignment_id)
-        if points is None or abs(points - possible) > 1e-9:
+        if points is None or not same_points(points, possible):
             raise UploadError(points_mismatch(f"{name!r} ({self.assignment_id})", points, possible))
         return name
 
