@@ -38,6 +38,9 @@ def files(*, assignment: str | None = None) -> dict[str, str]:
         raise FileNotFoundError(
             f"{paths.tests_dir(assignment)} holds no test files; an assignment needs one per graded function"
         )
+    # loading them refuses what the kit cannot grade with (points that are not a number >= 0)
+    # before a release built on them is written
+    testfiles.load_dir(paths.tests_dir(assignment))
     sol_path = paths.solution_file(assignment)
     sol_rel = f"solutions/{assignment}/{sol_path.name}"
     sol = solution.read(sol_path)
