@@ -240,3 +240,43 @@ def test_do_build_release_and_grade_refuse_a_negative_case_in_one_line_writing_n
         assert "'causal_mask - 2'" in line and "-2" in line, label
     assert not (tmp_path / "dist" / "student.zip").exists() and not (tmp_path / "release").exists()
     assert not (tmp_path / "results" / "grades.csv").exists()
+
+
+# points that are not numbers: each summed into a TypeError traceback, or (True) counted as 1
+NOT_NUMBERS = [
+    ("", ['"2"'], "'q - 1'"),
+    ("", ["True"], "'q - 1'"),
+    ("", ["[1, 2]"], "'q - 1'"),
+    ("points = '6'", ["None"], "the file's total"),
+    ("points = [1, None]", ["None", "None"], "'q - 2'"),
+    ("points = ['1', 2]", ["None", "None"], "'q - 1'"),
+]
+
+
+@pytest.mark.parametrize("header, case_points, named", NOT_NUMBERS)
+def test_are_points_that_are_not_numbers_refused_in_one_line_naming_the_file_and_case(
+    tmp_path, header, case_points, named
+):
+    path = _points_file(tmp_path, header, case_points)
+    with pytest.raises(testfiles.BadTestFile) as refused:
+        testfiles.load(path)
+    message = str(refused.value)
+    assert str(path) in message and named in message and "\n" not in message
+
+
+def test_do_build_release_and_grade_refuse_points_given_as_text_in_one_line_writing_nothing(tmp_path):
+    """points="2" gave a TypeError traceback from all three: does each now say which file and case?"""
+    mine = _course_with_points(tmp_path, '"2"')
+    for label, (code, output) in _refusals(tmp_path, mine).items():
+        assert code != 0 and "Traceback" not in output, label
+        (line,) = [ln for ln in output.splitlines() if "causal_mask.py" in ln]
+        assert "'causal_mask - 2'" in line and "'2'" in line, label
+    assert not (tmp_path / "dist" / "student.zip").exists() and not (tmp_path / "release").exists()
+    assert not (tmp_path / "results" / "grades.csv").exists()
+
+
+def test_are_numbers_of_other_kinds_and_unset_points_still_accepted(tmp_path):
+    """A numpy number or a fraction is a number; a case without points (None) gets the file's share."""
+    header = "import numpy as np\nfrom fractions import Fraction\npoints = 5"
+    path = _points_file(tmp_path, header, ["np.float64(1.5)", "Fraction(1, 2)", "None"])
+    assert [c.points for c in testfiles.load(path).cases] == pytest.approx([1.5, 0.5, 3])

@@ -14,6 +14,7 @@ import ast
 import builtins
 import inspect
 import math
+import numbers
 import sys
 import types
 from dataclasses import dataclass
@@ -87,8 +88,8 @@ class BadTestFile(CourseError):
 def _checked(value: Any, *, where: str) -> float:
     """``value`` as a number of points: finite and at least 0. A case worth 0 is legitimate (otter
     runs it and shows its result without scoring it); a negative one would let a wrong submission
-    outscore a right one."""
-    if not math.isfinite(value) or value < 0:
+    outscore a right one. ``True`` is an int to Python but, as points, a slip (for ``hidden=True``?)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value < 0:
         raise BadTestFile(f"{where} has points={value!r}: points must be a number >= 0, such as 2, 0.5 or 0")
     return float(value)
 
