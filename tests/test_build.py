@@ -145,3 +145,38 @@ def test_does_the_bundled_course_pass_its_own_checks():
     total = build.points_possible()
     assert not checks.failures
     assert f"the reference of {paths.ASSIGNMENT} ({total:g} of {total:g} points" in checks.summary()
+
+
+def _course_with_unmarked_function(tmp_path):
+    """A copy of the course with a new graded function, scale_twice, whose body has no solution region."""
+    from attnlab import course
+
+    mine = course.new(dest=tmp_path / "course")
+    solution = mine / "solutions" / "pe_attention" / "pe_attention.py"
+    body = "    return np.asarray(S, dtype=float) / d_k\n"
+    solution.write_text(solution.read_text() + f'\n\n# %%\ndef scale_twice(S, d_k):\n    """S / d_k."""\n{body}')
+    tests = mine / "autograder" / "pe_attention" / "tests"
+    (tests / "scale_twice.py").write_text(
+        "from otter.test_files import test_case\n\nname = 'scale_twice'\n\n\n"
+        "@test_case(points=2, hidden=True)\ndef test_hidden(scale_twice):\n    assert scale_twice(9.0, 9) == 1\n"
+    )
+    return mine, body.strip()
+
+
+def test_does_build_refuse_to_ship_a_graded_function_without_a_solution_region(tmp_path):
+    """It shipped the function's whole body to students: does build (even --unchecked) and release
+    now refuse, name the function and say how to mark its solution, writing nothing?"""
+    from click.testing import CliRunner
+
+    from attnlab import cli
+
+    mine, body = _course_with_unmarked_function(tmp_path)
+    for options in ([], ["--unchecked"]):
+        code, output = _build(mine, tmp_path / "dist", *options)
+        assert code != 0 and "Traceback" not in output, options
+        assert "`scale_twice` has no solution region" in output and "# BEGIN SOLUTION" in output, options
+        assert not list((tmp_path / "dist").iterdir()), options
+    result = CliRunner().invoke(cli.main, ["release", "--course", str(mine), "--out", str(tmp_path / "release")])
+    assert result.exit_code != 0 and "`scale_twice` has no solution region" in result.output
+    assert not (tmp_path / "release").exists()
+    assert body in (mine / "solutions" / "pe_attention" / "pe_attention.py").read_text()

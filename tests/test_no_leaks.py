@@ -235,15 +235,20 @@ def _plant_hidden_case(root):
 
 
 def _plant_solution_body(root):
+    """causal_mask's solution in a helper that nothing grades: build refuses a graded function shipped
+    whole, but a helper is given whole on purpose, so only the scan can tell."""
     sol = root / "solutions/pe_attention/pe_attention.py"
-    _replace(sol, "    # BEGIN SOLUTION\n    return np.tril(", "    return np.tril(")
-    _replace(sol, "dtype=bool))\n    # END SOLUTION\n", "dtype=bool))\n")
+    sol.write_text(
+        sol.read_text() + "\n\n# %%\ndef lower_triangle(n):\n    return np.tril(np.ones((n, n), dtype=bool))\n"
+    )
 
 
 def _plant_oracle(root):
+    """The oracle as the notebook's text (as a demo cell it would define graded functions whole,
+    which build refuses)."""
     oracle = (root / "autograder/pe_attention/support/attnlab_oracle/attention.py").read_text()
     sol = root / "solutions/pe_attention/pe_attention.py"
-    sol.write_text(sol.read_text() + '\n\n# %% tags=["demo"]\n' + oracle)
+    sol.write_text(sol.read_text() + "\n\n# %% [markdown]\n" + "".join(f"# {line}\n" for line in oracle.splitlines()))
 
 
 def _plant_graded_key(root):

@@ -168,3 +168,115 @@ def test_is_one_such_file_enough_to_load_the_whole_folder(tmp_path):
     _write(tmp_path, "from otter.test_files import test_case\nname = 'a'\n" + CASE, name="a.py")
     _write(tmp_path, "from otter.test_files import test_case\nname = 'b'\nregister()\n" + CASE, name="b.py")
     assert testfiles.outline_dir(tmp_path / "tests") is None
+
+
+# points a file may not give: a negative would let a wrong submission outscore a right one
+BAD_POINTS = [
+    ("", ["-2"], "'q - 1'"),
+    ("", ["1", "-0.5"], "'q - 2'"),
+    ("", ["float('nan')"], "'q - 1'"),
+    ("", ["float('inf')"], "'q - 1'"),
+    ("points = -3", ["None"], "the file's total"),
+    ("points = [1, -1]", ["None", "None"], "'q - 2'"),
+]
+
+
+@pytest.mark.parametrize("header, case_points, named", BAD_POINTS)
+def test_are_points_below_zero_or_not_finite_refused_in_one_line_naming_the_file_and_case(
+    tmp_path, header, case_points, named
+):
+    path = _points_file(tmp_path, header, case_points)
+    with pytest.raises(testfiles.BadTestFile) as refused:
+        testfiles.load(path)
+    message = str(refused.value)
+    assert str(path) in message and named in message and "\n" not in message
+
+
+def test_is_a_case_worth_zero_points_still_a_case(tmp_path):
+    """A case worth 0 runs and shows its result without counting: otter allows it, and so does the kit."""
+    (case,) = testfiles.load(_points_file(tmp_path, "", ["0"])).cases
+    assert case.points == 0
+
+
+def _course_with_points(tmp_path, points: str):
+    """A copy of the course whose first hidden causal_mask case is worth ``points`` (file text)."""
+    from attnlab import course
+
+    mine = course.new(dest=tmp_path / "course")
+    tests = mine / "autograder" / "pe_attention" / "tests" / "causal_mask.py"
+    text = tests.read_text()
+    assert "points=2, hidden=True" in text, "the edit needs causal_mask's hidden case worth 2"
+    tests.write_text(text.replace("points=2, hidden=True", f"points={points}, hidden=True", 1))
+    return mine
+
+
+def _refusals(tmp_path, mine):
+    """{command: (exit code, output)} of every command that loads the course's test files."""
+    from click.testing import CliRunner
+
+    from attnlab import cli, samples
+
+    submission = next(p for p in samples.bundled() if p.suffix == ".py")
+    commands = {
+        "build": ["build", "--out", str(tmp_path / "dist")],
+        "release": ["release"],
+        "release --out": ["release", "--out", str(tmp_path / "release")],
+        "grade": ["grade", str(submission), "--out", str(tmp_path / "results"), "-j", "1"],
+    }
+    found = {}
+    for label, args in commands.items():
+        result = CliRunner().invoke(cli.main, [*args, "--course", str(mine)])
+        found[label] = (result.exit_code, result.output)
+    return found
+
+
+def test_do_build_release_and_grade_refuse_a_negative_case_in_one_line_writing_nothing(tmp_path):
+    """A hidden case worth -2 made the build ship "59 of 59 points" and a wrong causal_mask outscore
+    a right one: does every command say which file and case, in one line, and write nothing?"""
+    mine = _course_with_points(tmp_path, "-2")
+    for label, (code, output) in _refusals(tmp_path, mine).items():
+        assert code != 0 and "Traceback" not in output, label
+        (line,) = [ln for ln in output.splitlines() if "causal_mask.py" in ln]
+        assert "'causal_mask - 2'" in line and "-2" in line, label
+    assert not (tmp_path / "dist" / "student.zip").exists() and not (tmp_path / "release").exists()
+    assert not (tmp_path / "results" / "grades.csv").exists()
+
+
+# points that are not numbers: each summed into a TypeError traceback, or (True) counted as 1
+NOT_NUMBERS = [
+    ("", ['"2"'], "'q - 1'"),
+    ("", ["True"], "'q - 1'"),
+    ("", ["[1, 2]"], "'q - 1'"),
+    ("points = '6'", ["None"], "the file's total"),
+    ("points = [1, None]", ["None", "None"], "'q - 2'"),
+    ("points = ['1', 2]", ["None", "None"], "'q - 1'"),
+]
+
+
+@pytest.mark.parametrize("header, case_points, named", NOT_NUMBERS)
+def test_are_points_that_are_not_numbers_refused_in_one_line_naming_the_file_and_case(
+    tmp_path, header, case_points, named
+):
+    path = _points_file(tmp_path, header, case_points)
+    with pytest.raises(testfiles.BadTestFile) as refused:
+        testfiles.load(path)
+    message = str(refused.value)
+    assert str(path) in message and named in message and "\n" not in message
+
+
+def test_do_build_release_and_grade_refuse_points_given_as_text_in_one_line_writing_nothing(tmp_path):
+    """points="2" gave a TypeError traceback from all three: does each now say which file and case?"""
+    mine = _course_with_points(tmp_path, '"2"')
+    for label, (code, output) in _refusals(tmp_path, mine).items():
+        assert code != 0 and "Traceback" not in output, label
+        (line,) = [ln for ln in output.splitlines() if "causal_mask.py" in ln]
+        assert "'causal_mask - 2'" in line and "'2'" in line, label
+    assert not (tmp_path / "dist" / "student.zip").exists() and not (tmp_path / "release").exists()
+    assert not (tmp_path / "results" / "grades.csv").exists()
+
+
+def test_are_numbers_of_other_kinds_and_unset_points_still_accepted(tmp_path):
+    """A numpy number or a fraction is a number; a case without points (None) gets the file's share."""
+    header = "import numpy as np\nfrom fractions import Fraction\npoints = 5"
+    path = _points_file(tmp_path, header, ["np.float64(1.5)", "Fraction(1, 2)", "None"])
+    assert [c.points for c in testfiles.load(path).cases] == pytest.approx([1.5, 0.5, 3])

@@ -44,19 +44,20 @@ def autograder_zip_name(assignment: str) -> str:
     return f"{_prefix(assignment)}autograder.zip"
 
 
-def student_zip(*, out: Path, assignment: str | None = None, wheel: Path) -> Path:
-    """Zip a fresh release (notebook, ``.py`` twin, public tests) with the quiz notebook and the
-    student tool ``wheel``."""
+def student_zip(*, out: Path, assignment: str | None = None, wheel: Path, files: dict[str, str] | None = None) -> Path:
+    """Zip a fresh release (notebook, ``.py`` twin, public tests), or the release ``files`` made
+    already, with the quiz notebook and the student tool ``wheel``."""
     import nbformat
 
     from .quiz import bank, notebook
 
     assignment = paths.current_assignment(assignment)
+    files = release.files(assignment=assignment) if files is None else files
     target = Path(out) / student_zip_name(assignment)
     # a failed build leaves the previous zip
     with atomic.replacing(target) as tmp, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("README.md", STUDENT_README.format(assignment=assignment, wheel=wheel.name))
-        for rel, text in sorted(release.files(assignment=assignment).items()):
+        for rel, text in sorted(files.items()):
             zf.writestr(f"{assignment}/{rel}", text)
         zf.writestr("quiz/quiz.ipynb", nbformat.writes(notebook.notebook(list(bank.load().values()))))
         zf.write(wheel, wheel.name)
@@ -130,6 +131,8 @@ def main(
 
     The course's own checks (:mod:`selfcheck`) come first: a failure raises ``selfcheck.Refused``
     before anything is written, unless ``unchecked``, when ``say`` lists what is shipped unchecked.
+    Before them, each release is made: one that would give a graded function's solution away, or a
+    test file the kit cannot grade with, raises a ``paths.CourseError`` whatever ``unchecked`` says.
     """
     from .quiz import bank, export, notebook
 
@@ -138,6 +141,9 @@ def main(
         raise paths.CourseError(f"{paths.course_root()} has no assignment (a solutions/<name>/<name>.py)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)  # an unwritable place fails before the checks' seconds
+    # the releases first: one that would give a graded solution away, or rests on a test file the
+    # kit cannot grade with, is refused before anything is written, --unchecked or not
+    releases = {name: release.files(assignment=name) for name in names}
     checks = selfcheck.run(assignments=names)
     if checks.failures and not unchecked:
         raise selfcheck.Refused(checks.refusal())
@@ -145,7 +151,10 @@ def main(
     wheel = student_tool.build_wheel(out=out)
     built = [wheel]
     for name in names:
-        built += [student_zip(out=out, assignment=name, wheel=wheel), autograder_zip(out=out, assignment=name)]
+        built += [
+            student_zip(out=out, assignment=name, wheel=wheel, files=releases[name]),
+            autograder_zip(out=out, assignment=name),
+        ]
     built += export.main(out=out)
     # the exports leave out what an LMS cannot grade: the instructor hears it here, the students never
     say(f"quiz exports (also in {out / export.README}): {export.description(list(bank.load().values()))}")

@@ -13,11 +13,15 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import math
+import numbers
 import sys
 import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
+
+from .paths import CourseError
 
 
 class test_case:  # lower case: the name test files import
@@ -77,24 +81,42 @@ class TestFile:
         return {p for c in self.cases for p in c.params if p != "env"}
 
 
-def _resolve_points(total, cases: list[test_case]) -> list[float]:
-    """Otter's rule: explicit case points win; a file total is shared among cases without one."""
-    explicit = [c.points for c in cases]
+class BadTestFile(CourseError):
+    """A test file the kit cannot grade with: the instructor's to fix, said in one line naming it."""
+
+
+def _checked(value: Any, *, where: str) -> float:
+    """``value`` as a number of points: finite and at least 0. A case worth 0 is legitimate (otter
+    runs it and shows its result without scoring it); a negative one would let a wrong submission
+    outscore a right one. ``True`` is an int to Python but, as points, a slip (for ``hidden=True``?)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value < 0:
+        raise BadTestFile(f"{where} has points={value!r}: points must be a number >= 0, such as 2, 0.5 or 0")
+    return float(value)
+
+
+def _resolve_points(total, cases: list[test_case], *, names: list[str], path: Path) -> list[float]:
+    """Otter's rule: explicit case points win; a file total is shared among cases without one.
+    Every number is checked first, so that no sum meets a string or a negative."""
+    explicit = [
+        None if c.points is None else _checked(c.points, where=f"{path}: case {n!r}") for c, n in zip(cases, names)
+    ]
     if isinstance(total, list):
         if len(total) != len(cases):
-            raise ValueError("the file's points list and its cases differ in length")
-        return [float(p) for p in total]
+            raise BadTestFile(f"{path}: the file's points list and its cases differ in length")
+        return [_checked(p, where=f"{path}: case {n!r} (from the file's points list)") for p, n in zip(total, names)]
+    if total is not None:
+        total = _checked(total, where=f"{path}: the file's total")
     given = sum(p for p in explicit if p is not None)
     missing = sum(p is None for p in explicit)
     if total is not None:
         if given > total:
-            raise ValueError("the cases declare more points than the file's total")
+            raise BadTestFile(f"{path}: the cases declare more points ({given:g}) than the file's total ({total:g})")
         share = (total - given) / missing if missing else 0.0
     elif given == 0 and all(p in (0, None) for p in explicit):
         share = 1 / missing if missing else 0.0
     else:
         share = 0.0
-    return [float(p) if p is not None else share for p in explicit]
+    return [p if p is not None else share for p in explicit]
 
 
 def _case_name(tc: test_case, question: str, index: int) -> str:
@@ -116,17 +138,18 @@ def load(path: Path) -> TestFile:
         raise ValueError(f"{path} does not define 'name'")
     name = namespace["name"]
     found = [v for v in namespace.values() if isinstance(v, test_case)]
-    points = _resolve_points(namespace.get("points"), found)
+    names = [_case_name(tc, name, i) for i, tc in enumerate(found)]
+    points = _resolve_points(namespace.get("points"), found, names=names, path=path)
     cases = tuple(
         Case(
-            name=_case_name(tc, name, i),
+            name=case_name,
             points=pts,
             hidden=bool(tc.hidden),
             func=tc.test_func,
             params=tuple(inspect.signature(tc.test_func).parameters),
             failure_message=tc.failure_message,
         )
-        for i, (tc, pts) in enumerate(zip(found, points))
+        for tc, case_name, pts in zip(found, names, points)
     )
     reference = namespace.get("reference")
     if reference is not None and not callable(reference):
@@ -232,12 +255,11 @@ def _outline(path: Path) -> Outline:
         raise _NotPlain
     name = declared["name"]
     found = [case for _, case in cases]
-    points = _resolve_points(declared.get("points"), found)
+    names = [_case_name(tc, name, i) for i, tc in enumerate(found)]
+    points = _resolve_points(declared.get("points"), found, names=names, path=path)
     return Outline(
         name,
-        tuple(
-            CaseOutline(_case_name(tc, name, i), pts, bool(tc.hidden)) for i, (tc, pts) in enumerate(zip(found, points))
-        ),
+        tuple(CaseOutline(case_name, pts, bool(tc.hidden)) for tc, case_name, pts in zip(found, names, points)),
         bool(declared.get("all_or_nothing", False)),
     )
 

@@ -6,7 +6,7 @@ import pytest
 
 from attnlab import paths, release
 from attnlab.grade import source
-from attnlab.release import solution, student
+from attnlab.release import giveaway, solution, student
 
 
 @pytest.fixture(scope="module")
@@ -119,3 +119,44 @@ def test_does_the_points_table_cover_every_graded_function_once(test_files):
     for tf in test_files:
         assert table.count(f"`{tf.name}`: {tf.points:g}") == 1, tf.name
     assert f"**{sum(tf.points for tf in test_files):g}**" in table
+
+
+def _solution(*cells: str):
+    """A solution notebook from percent-format cells (each starting with its ``# %%`` line)."""
+    import jupytext
+
+    return jupytext.reads("\n\n".join(cells), fmt="py:percent")
+
+
+WHOLE = "# %%\ndef f(x):\n    '''doc'''\n    return x + 1\n"
+STUBBED = "# %%\ndef f(x):\n    '''doc'''\n    # BEGIN SOLUTION\n    return x + 1\n    # END SOLUTION\n"
+HELPER = "# %%\ndef _plus_one(x):\n    return x + 1\n"
+
+# what a solution ships of the graded function f: what the release must refuse, and why
+GIVEAWAYS = [
+    ((WHOLE,), ["`f` has no solution region"]),
+    ((STUBBED, '# %% tags=["demo"]\ndef f(x):\n    return x + 1\n'), ["`f` is defined in a demo cell"]),
+    ((HELPER, "# %%\nf = _plus_one\n"), ["`f` is bound other than by a def"]),
+    ((HELPER, "# %%\nf = lambda x: x + 1\n"), ["`f` is bound other than by a def"]),
+    (("# %%\nif True:\n    def f(x):\n        return x + 1\n",), ["`f` has no solution region"]),
+    ((STUBBED, WHOLE), ["`f` has no solution region"]),  # a second def replaces the stubbed one
+    ((STUBBED,), []),
+    # a solution region anywhere in its body is the instructor's choice of scaffolding
+    (
+        ("# %%\ndef f(x):\n    y = x\n    if y:\n        # BEGIN SOLUTION\n        y += 1\n        # END SOLUTION\n",),
+        [],
+    ),
+    # helpers nothing grades come written (default_permutations), and a demo may use f
+    ((HELPER, STUBBED, '# %% tags=["demo"]\n%matplotlib inline\nprint(f(1))\n'), []),
+]
+
+
+@pytest.mark.parametrize("cells, expected", GIVEAWAYS)
+def test_does_the_release_find_every_way_a_graded_function_ships_whole(cells, expected):
+    found = giveaway.given_away(_solution(*cells), graded={"f"})
+    assert len(found) == len(expected) and all(found[i].startswith(e) for i, e in enumerate(expected)), found
+
+
+def test_does_the_bundled_solution_give_no_graded_function_away(test_files):
+    graded = {n for tf in test_files for n in {tf.name, *tf.needs()}}
+    assert graded and giveaway.given_away(solution.read(paths.solution_file()), graded=graded) == []

@@ -12,7 +12,7 @@ import nbformat
 
 from .. import paths, testfiles
 from ..grade import calls
-from . import solution, student
+from . import giveaway, solution, student
 
 COMMAND = "attnlab release"
 
@@ -38,9 +38,15 @@ def files(*, assignment: str | None = None) -> dict[str, str]:
         raise FileNotFoundError(
             f"{paths.tests_dir(assignment)} holds no test files; an assignment needs one per graded function"
         )
+    # loading them refuses what the kit cannot grade with (points that are not a number >= 0), and
+    # what they grade must reach students as stubs: either refusal comes before anything is written
+    graded = {n for tf in testfiles.load_dir(paths.tests_dir(assignment)) for n in {tf.name, *tf.needs()}}
     sol_path = paths.solution_file(assignment)
     sol_rel = f"solutions/{assignment}/{sol_path.name}"
     sol = solution.read(sol_path)
+    given_away = giveaway.given_away(sol, graded=graded)
+    if given_away:
+        raise giveaway.SolutionShipped(giveaway.refusal(given_away, solution_file=sol_rel))
     nb = notebook(assignment=assignment)
     out = {
         f"{assignment}.ipynb": nbformat.writes(nb) + "\n",
