@@ -35,12 +35,20 @@ import struct
 # let it open. Calls that name a process are in ``ON_ITSELF``; whatever is in neither list is refused
 # on purpose, among them ptrace, process_vm_readv/writev, kcmp, pidfd_open, pidfd_getfd,
 # pidfd_send_signal, fanotify and inotify (which would show when a neighbour opens a shared file).
+# The page cache is shared by every process of the machine, across namespaces: which pages of a
+# file every sandbox may read (numpy's own) are in memory is a memory that outlives a sandbox and
+# joins any two. So none of the calls that read it (mincore, cachestat, preadv2 with RWF_NOWAIT)
+# or push pages out of it (posix_fadvise, madvise's COLD and PAGEOUT) or load them without a read
+# (readahead) is allowed; glibc's preadv2 and pwritev2 fall back to preadv and pwritev when the
+# flags are 0, so they go entirely. What stays is the time a plain read takes (a page on disk is
+# slower than a page in memory): a noisy channel that no filter can close, as eviction by reading
+# other files is; and, where a sandbox has its own /proc (the namespace modes), the pages fault-
+# around maps next to a touched one, which /proc/self/pagemap shows.
 ALLOWED = (
     "access", "faccessat", "faccessat2", "open", "openat", "openat2", "creat",  # a path it may reach
     "close", "close_range", "dup", "dup2", "dup3", "pipe", "pipe2", "memfd_create",  # its own descriptors
-    "read", "readv", "pread64", "preadv", "preadv2", "write", "writev", "pwrite64", "pwritev",  # its descriptors
-    "pwritev2", "lseek", "_llseek", "sendfile", "sendfile64", "splice", "tee", "vmsplice",  # its descriptors
-    "copy_file_range", "readahead", "fadvise64", "fadvise64_64",  # its descriptors
+    "read", "readv", "pread64", "preadv", "write", "writev", "pwrite64", "pwritev",  # its descriptors
+    "lseek", "_llseek", "sendfile", "sendfile64", "splice", "tee", "vmsplice", "copy_file_range",  # same
     "flock",  # a lock on a file it opened: whoever else locks that file waits at most for this process's end
     "fsync", "fdatasync", "syncfs", "sync_file_range", "sync",  # flush to disk: no target, no data
     "fallocate", "ftruncate", "ftruncate64", "truncate", "truncate64",  # files it may write
@@ -59,7 +67,7 @@ ALLOWED = (
     "futex", "futex_waitv",  # words in its own memory (or memory it shares on purpose)
     "set_robust_list", "set_tid_address", "rseq",  # the calling thread's own bookkeeping
     "nanosleep", "clock_nanosleep", "pause", "restart_syscall", "sched_yield",  # waits for itself
-    "brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "madvise", "mincore", "msync",  # its own memory
+    "brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "msync",  # its own memory
     "mlock", "mlock2", "munlock", "mlockall", "munlockall",  # its own memory, within RLIMIT_MEMLOCK
     "membarrier", "pkey_alloc", "pkey_free", "pkey_mprotect", "remap_file_pages",  # its own memory
     "map_shadow_stack", "mseal",  # its own memory
@@ -152,6 +160,14 @@ FCNTL_COMMANDS = (
     36, 37, 38,  # F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW
     1025, 1030, 1031, 1032, 1033, 1034,  # F_GETLEASE, F_DUPFD_CLOEXEC, pipe sizes, seals
 )  # fmt: skip
+# madvise on its own mappings, except what acts beyond them: MADV_COLD and MADV_PAGEOUT push pages
+# of a shared file out of the page cache (see above), MADV_MERGEABLE lets the kernel merge its pages
+# with other processes' (KSM: how long a write takes then tells whether another holds the same data)
+MADVISE_ADVICE = (
+    0, 1, 2, 3, 4, 8,  # NORMAL, RANDOM, SEQUENTIAL, WILLNEED (a read loads the page as well), DONTNEED, FREE
+    10, 11, 14, 15, 16, 17, 18, 19,  # (DONT|DO)FORK, (NO)HUGEPAGE (numpy, glibc), (DONT|DO)DUMP, WIPE/KEEPONFORK
+    22, 23, 24, 102, 103,  # POPULATE_READ/WRITE, DONTNEED_LOCKED, GUARD_INSTALL/REMOVE (glibc's thread stacks)
+)  # fmt: skip
 IOCTL_COMMANDS = (
     0x5401, 0x802C542A, 0x5413, 0x540F,  # TCGETS, TCGETS2, TIOCGWINSZ, TIOCGPGRP: "is it a terminal?"
     0x541B, 0x5421, 0x5450, 0x5451,  # FIONREAD, FIONBIO, FIONCLEX, FIOCLEX
@@ -233,6 +249,8 @@ def compile_filter(*, own: int, shared_host: bool = False) -> bytes | None:
             allow("fcntl64", (1, _CMP_EQ, command, 0))
         for command in IOCTL_COMMANDS:
             allow("ioctl", (1, _CMP_MASKED_EQ, _LOW32, command))
+        for advice in MADVISE_ADVICE:
+            allow("madvise", (2, _CMP_MASKED_EQ, _LOW32, advice))
         for family in () if shared_host else SOCKET_FAMILIES:
             allow("socket", (0, _CMP_EQ, family, 0))
         # threads only, in the caller's namespaces (clone3 stays refused: libc falls back to clone)
