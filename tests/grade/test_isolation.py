@@ -143,16 +143,19 @@ def test_can_two_submissions_pass_nothing_to_each_other(zygote):
         if shm >= 0:
             ctypes.memmove(libc.shmat(shm, None, 0), SECRET, len(SECRET))
             written.append("sysv")
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind("\\0attnlab-handoff")
-        listener.listen(1)
-        def serve():
-            while True:
-                conn, _ = listener.accept()
-                conn.sendall(SECRET)
-                conn.close()
-        threading.Thread(target=serve, daemon=True).start()  # a sandbox starts no process
-        written.append("abstract")
+        try:  # refused: a sandbox's sockets take no address
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            listener.bind("\\0attnlab-handoff")
+            listener.listen(1)
+            def serve():
+                while True:
+                    conn, _ = listener.accept()
+                    conn.sendall(SECRET)
+                    conn.close()
+            threading.Thread(target=serve, daemon=True).start()  # a sandbox starts no process
+            written.append("abstract")
+        except OSError:
+            pass
         def probe():
             return written
     """
@@ -179,7 +182,7 @@ def test_can_two_submissions_pass_nothing_to_each_other(zygote):
             return found
     """
     a, written = run(zygote, writer)
-    assert {"/tmp", "/dev/shm", "sysv", "abstract"} <= set(written)  # the writer did write
+    assert {"/tmp", "/dev/shm", "sysv"} <= set(written)  # the writer did write
     b, found = run(zygote, reader)  # while the writer still runs
     a.kill()
     c, found_after = run(zygote, reader)  # and after it is gone

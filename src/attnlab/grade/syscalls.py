@@ -6,7 +6,7 @@ BPF, userfaultfd, io_uring). The filter allows what Python, numpy and matplotlib
 the container runtimes' default profile for a process without capabilities, and nothing else: any
 other call fails with ENOSYS ("not implemented"), which libraries read as an older kernel and work
 around. In particular: no key rings, no new namespaces, no mounts, no ptrace, and sockets only of the
-local families (unix, netlink, and IP inside the sandbox's empty network namespace).
+local families (unix, netlink, and IP inside the sandbox's empty network namespace), with no address.
 
 A sandbox acts on itself only. It starts no process and no program: ``clone`` makes threads only,
 ``fork``, ``vfork``, ``execve`` and ``execveat`` are refused (``clone3``, whose flags a filter
@@ -44,6 +44,11 @@ import struct
 # slower than a page in memory): a noisy channel that no filter can close, as eviction by reading
 # other files is; and, where a sandbox has its own /proc (the namespace modes), the pages fault-
 # around maps next to a touched one, which /proc/self/pagemap shows.
+# A sandbox's sockets are those it inherits (its channel) and those it makes; it never needs an
+# address, and through one it would reach the host's sockets (a path is no namespace's: journald's
+# socket, /dev/log; an abstract name is the network namespace's, the host's in the Landlock mode),
+# or take a name a service of the host binds later. So bind, listen, accept, connect, sendmsg and
+# sendmmsg (whose address a filter cannot read) are refused, and sendto is allowed without one.
 ALLOWED = (
     "access", "faccessat", "faccessat2", "open", "openat", "openat2", "creat",  # a path it may reach
     "close", "close_range", "dup", "dup2", "dup3", "pipe", "pipe2", "memfd_create",  # its own descriptors
@@ -90,10 +95,9 @@ ALLOWED = (
     "clock_gettime", "clock_getres", "gettimeofday", "time",  # clocks
     "getitimer", "setitimer", "alarm",  # its own timers
     "timer_create", "timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete",  # own thread group
-    "socketpair", "bind", "listen", "accept", "accept4", "connect",  # sockets SOCKET_FAMILIES let it make
+    "socketpair",  # a pair of sockets, each reaching the other only
     "getsockname", "getpeername", "getsockopt", "setsockopt", "shutdown",  # its own sockets
-    "send", "sendto", "sendmmsg", "recv", "recvfrom", "recvmsg", "recvmmsg",  # its own sockets
-    "sendmsg",  # its own sockets; credentials it sends are checked by the kernel to be its own
+    "send", "recv", "recvfrom", "recvmsg", "recvmmsg",  # its own sockets (sendto: with no address)
     "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl",  # its IPC namespace's
     "msgget", "msgsnd", "msgrcv", "msgctl",  # its IPC namespace's (refused without one: SHARED_HOST)
     "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_getsetattr",  # same
@@ -137,7 +141,7 @@ ON_ITSELF = {
 SOCKET_FAMILIES = (1, 2, 10, 16)  # AF_UNIX, AF_INET, AF_INET6, AF_NETLINK
 # Without namespaces (Landlock or nothing) a sandbox shares the host's network, IPC and files with
 # its neighbours: these calls would reach them, and nothing a submission needs makes them. Sockets go
-# too (``socket``; ``socketpair`` stays): Landlock leaves UDP, netlink and named unix sockets open. File
+# too (``socket``; ``socketpair`` stays): Landlock leaves UDP and netlink open. File
 # metadata goes because Landlock does not cover it: an extended attribute or a time stamp on a file
 # the grading user owns would carry data from one submission to the next; truncation by path,
 # because Landlock covers it only from ABI 3 (``ftruncate`` needs a file opened for writing).
@@ -249,6 +253,7 @@ def compile_filter(*, own: int, shared_host: bool = False) -> bytes | None:
             allow("fcntl64", (1, _CMP_EQ, command, 0))
         for command in IOCTL_COMMANDS:
             allow("ioctl", (1, _CMP_MASKED_EQ, _LOW32, command))
+        allow("sendto", (4, _CMP_EQ, 0, 0))  # to the socket's peer: no address
         for advice in MADVISE_ADVICE:
             allow("madvise", (2, _CMP_MASKED_EQ, _LOW32, advice))
         for family in () if shared_host else SOCKET_FAMILIES:
