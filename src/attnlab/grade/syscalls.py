@@ -49,9 +49,17 @@ import struct
 # socket, /dev/log; an abstract name is the network namespace's, the host's in the Landlock mode),
 # or take a name a service of the host binds later. So bind, listen, accept, connect, sendmsg and
 # sendmmsg (whose address a filter cannot read) are refused, and sendto is allowed without one.
+# Memory a sandbox holds must be memory its limits count. Where it has no cgroup (the modes without
+# root), RLIMIT_AS counts only what is mapped: the pages of a memfd file, of a System V segment
+# attached and detached again (its semaphore arrays and message queues are kernel memory too) and
+# of a pipe made larger with F_SETPIPE_SZ are not, so none of these is allowed (POSIX message
+# queues stay: their RLIMIT_MSGQUEUE is 0). Left: files in its scratch folder (in the namespace
+# modes a tmpfs of a fixed size; in the Landlock mode a folder of the host's /tmp, each file within
+# RLIMIT_FSIZE, their number unbounded) and pipes of the default size (64 KiB each, within
+# RLIMIT_NOFILE).
 ALLOWED = (
     "access", "faccessat", "faccessat2", "open", "openat", "openat2", "creat",  # a path it may reach
-    "close", "close_range", "dup", "dup2", "dup3", "pipe", "pipe2", "memfd_create",  # its own descriptors
+    "close", "close_range", "dup", "dup2", "dup3", "pipe", "pipe2",  # its own descriptors
     "read", "readv", "pread64", "preadv", "write", "writev", "pwrite64", "pwritev",  # its descriptors
     "lseek", "_llseek", "sendfile", "sendfile64", "splice", "tee", "vmsplice", "copy_file_range",  # same
     "flock",  # a lock on a file it opened: whoever else locks that file waits at most for this process's end
@@ -98,9 +106,7 @@ ALLOWED = (
     "socketpair",  # a pair of sockets, each reaching the other only
     "getsockname", "getpeername", "getsockopt", "setsockopt", "shutdown",  # its own sockets
     "send", "recv", "recvfrom", "recvmsg", "recvmmsg",  # its own sockets (sendto: with no address)
-    "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl",  # its IPC namespace's
-    "msgget", "msgsnd", "msgrcv", "msgctl",  # its IPC namespace's (refused without one: SHARED_HOST)
-    "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_getsetattr",  # same
+    "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_getsetattr",  # its IPC namespace's
     "mq_notify",  # same; it signals the caller only
     "uname", "sysinfo", "getrandom",  # the machine, as far as it shows itself
 )  # fmt: skip
@@ -147,9 +153,7 @@ SOCKET_FAMILIES = (1, 2, 10, 16)  # AF_UNIX, AF_INET, AF_INET6, AF_NETLINK
 # because Landlock covers it only from ABI 3 (``ftruncate`` needs a file opened for writing).
 SHARED_HOST = frozenset(
     {
-        "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl", "msgget",
-        "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
-        "mq_notify", "mq_getsetattr",
+        "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
         "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
         "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "fchownat", "lchown",
         "utime", "utimes", "utimensat", "futimesat", "truncate", "truncate64",
@@ -162,7 +166,7 @@ SHARED_HOST = frozenset(
 FCNTL_COMMANDS = (
     0, 1, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13, 14, 16,  # F_DUPFD .. F_SETLKW, F_GETOWN, F_GETSIG, (64-bit locks), F_GETOWN_EX
     36, 37, 38,  # F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW
-    1025, 1030, 1031, 1032, 1033, 1034,  # F_GETLEASE, F_DUPFD_CLOEXEC, pipe sizes, seals
+    1025, 1030, 1032, 1033, 1034,  # F_GETLEASE, F_DUPFD_CLOEXEC, F_GETPIPE_SZ, seals
 )  # fmt: skip
 # madvise on its own mappings, except what acts beyond them: MADV_COLD and MADV_PAGEOUT push pages
 # of a shared file out of the page cache (see above), MADV_MERGEABLE lets the kernel merge its pages
