@@ -58,6 +58,9 @@ SAME_AS_TWIN = {
     "forged_array_reply",
     "forged_names_reply",
     "markdown_in_errors",
+    "page_cache_memory",
+    "sends_to_host_sockets",
+    "memory_outside_limits",
 }
 # every process of this run's submissions carries this name (fork keeps it; a sandbox cannot exec),
 # so the leak check sees only this run's processes, whatever else is graded on the machine

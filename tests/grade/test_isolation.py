@@ -143,16 +143,19 @@ def test_can_two_submissions_pass_nothing_to_each_other(zygote):
         if shm >= 0:
             ctypes.memmove(libc.shmat(shm, None, 0), SECRET, len(SECRET))
             written.append("sysv")
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind("\\0attnlab-handoff")
-        listener.listen(1)
-        def serve():
-            while True:
-                conn, _ = listener.accept()
-                conn.sendall(SECRET)
-                conn.close()
-        threading.Thread(target=serve, daemon=True).start()  # a sandbox starts no process
-        written.append("abstract")
+        try:  # refused: a sandbox's sockets take no address
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            listener.bind("\\0attnlab-handoff")
+            listener.listen(1)
+            def serve():
+                while True:
+                    conn, _ = listener.accept()
+                    conn.sendall(SECRET)
+                    conn.close()
+            threading.Thread(target=serve, daemon=True).start()  # a sandbox starts no process
+            written.append("abstract")
+        except OSError:
+            pass
         def probe():
             return written
     """
@@ -179,7 +182,7 @@ def test_can_two_submissions_pass_nothing_to_each_other(zygote):
             return found
     """
     a, written = run(zygote, writer)
-    assert {"/tmp", "/dev/shm", "sysv", "abstract"} <= set(written)  # the writer did write
+    assert {"/tmp", "/dev/shm"} <= set(written)  # the writer did write (System V IPC is refused)
     b, found = run(zygote, reader)  # while the writer still runs
     a.kill()
     c, found_after = run(zygote, reader)  # and after it is gone
@@ -387,8 +390,11 @@ def probe():
     fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o755)  # (chmod is refused without namespaces)
     os.write(fd, PROGRAM)
     os.close(fd)
-    memfd = os.memfd_create("program")
-    os.write(memfd, PROGRAM)
+    try:
+        memfd = os.memfd_create("program")
+        os.write(memfd, PROGRAM)
+    except OSError:
+        memfd = -1  # refused (memory no limit counts): execveat must be refused all the same
     argv = (ctypes.c_char_p * 2)(b"program", None)
     envp = (ctypes.c_char_p * 1)(None)
     return {
@@ -397,6 +403,7 @@ def probe():
         "subprocess": attempt(lambda: subprocess.run([path]).returncode),
         "execve": attempt(lambda: in_place(libc.execve, path.encode(), argv, envp)),
         "execveat_memfd": attempt(lambda: in_place(libc.syscall, 322, memfd, b"", argv, envp, 0x1000)),
+        "memfd_create": attempt(lambda: os.close(os.memfd_create("program"))),
         "interpreter": attempt(lambda: subprocess.run([sys.executable, "-c", "pass"]).returncode),
     }
 """
@@ -676,9 +683,10 @@ def _followers(z: Zygote, first, code: str, count: int = 4) -> list:
 
 @pytest.mark.skipif(not ROOT, reason="cgroups: as root")
 def test_does_a_sandbox_in_a_cgroup_used_before_get_all_of_its_memory_limit():
-    """A submission fills its /tmp, its /dev/shm and System V shared memory, which outlive its last
-    process for a moment; a later one in the same cgroup can still hold what a fresh one can:
-    a cgroup still charged with the first one's memory is not used again."""
+    """A submission fills its /tmp and its /dev/shm, which outlive its last process for a moment; a
+    later one in the same cgroup can still hold what a fresh one can (600 MiB of its 768: not with
+    the first one's 180 MiB still charged): a cgroup still charged with the first one's memory is
+    not used again."""
     from attnlab.grade.worker import claim_uid
 
     uid, lock = claim_uid() if ROOT else (None, None)
@@ -690,33 +698,27 @@ def test_does_a_sandbox_in_a_cgroup_used_before_get_all_of_its_memory_limit():
             import ctypes, os
             block = b"x" * (1 << 20)
             filled = 0
-            for path in ("/tmp/fill", "/dev/shm/fill"):
+            for path in ("/tmp/fill", "/tmp/fill2", "/dev/shm/fill", "/dev/shm/fill2"):  # RLIMIT_FSIZE: 64 MiB
                 with open(path, "wb") as f:
                     try:
-                        for _ in range(90):
+                        for _ in range(45):
                             f.write(block)
                             filled += 1
                     except OSError:
                         pass
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.shmat.restype = ctypes.c_void_p
-            shm = libc.shmget(0x41544E4D, 200 << 20, 0o1600)
-            if shm >= 0:
-                ctypes.memset(libc.shmat(shm, None, 0), 1, 200 << 20)
-                filled += 200
             def probe():
                 return filled
         """,
             timeout=60,
         )
-        assert filled >= 300  # MiB that stay charged until its namespaces go
+        assert filled >= 170  # MiB that stay charged until its namespaces go
         followers = _followers(
             z,
             hog,
             """
             import numpy as np
             try:
-                block = np.ones((400 << 20) // 8)  # 400 MiB, every page touched
+                block = np.ones((600 << 20) // 8)  # 600 MiB, every page touched
                 held = int(block[-1])
             except MemoryError:
                 held = 0

@@ -6,7 +6,7 @@ BPF, userfaultfd, io_uring). The filter allows what Python, numpy and matplotlib
 the container runtimes' default profile for a process without capabilities, and nothing else: any
 other call fails with ENOSYS ("not implemented"), which libraries read as an older kernel and work
 around. In particular: no key rings, no new namespaces, no mounts, no ptrace, and sockets only of the
-local families (unix, netlink, and IP inside the sandbox's empty network namespace).
+local families (unix, netlink, and IP inside the sandbox's empty network namespace), with no address.
 
 A sandbox acts on itself only. It starts no process and no program: ``clone`` makes threads only,
 ``fork``, ``vfork``, ``execve`` and ``execveat`` are refused (``clone3``, whose flags a filter
@@ -35,12 +35,33 @@ import struct
 # let it open. Calls that name a process are in ``ON_ITSELF``; whatever is in neither list is refused
 # on purpose, among them ptrace, process_vm_readv/writev, kcmp, pidfd_open, pidfd_getfd,
 # pidfd_send_signal, fanotify and inotify (which would show when a neighbour opens a shared file).
+# The page cache is shared by every process of the machine, across namespaces: which pages of a
+# file every sandbox may read (numpy's own) are in memory is a memory that outlives a sandbox and
+# joins any two. So none of the calls that read it (mincore, cachestat, preadv2 with RWF_NOWAIT)
+# or push pages out of it (posix_fadvise, madvise's COLD and PAGEOUT) or load them without a read
+# (readahead) is allowed; glibc's preadv2 and pwritev2 fall back to preadv and pwritev when the
+# flags are 0, so they go entirely. What stays is the time a plain read takes (a page on disk is
+# slower than a page in memory): a noisy channel that no filter can close, as eviction by reading
+# other files is; and, where a sandbox has its own /proc (the namespace modes), the pages fault-
+# around maps next to a touched one, which /proc/self/pagemap shows.
+# A sandbox's sockets are those it inherits (its channel) and those it makes; it never needs an
+# address, and through one it would reach the host's sockets (a path is no namespace's: journald's
+# socket, /dev/log; an abstract name is the network namespace's, the host's in the Landlock mode),
+# or take a name a service of the host binds later. So bind, listen, accept, connect, sendmsg and
+# sendmmsg (whose address a filter cannot read) are refused, and sendto is allowed without one.
+# Memory a sandbox holds must be memory its limits count. Where it has no cgroup (the modes without
+# root), RLIMIT_AS counts only what is mapped: the pages of a memfd file, of a System V segment
+# attached and detached again (its semaphore arrays and message queues are kernel memory too) and
+# of a pipe made larger with F_SETPIPE_SZ are not, so none of these is allowed (POSIX message
+# queues stay: their RLIMIT_MSGQUEUE is 0). Left: files in its scratch folder (in the namespace
+# modes a tmpfs of a fixed size; in the Landlock mode a folder of the host's /tmp, each file within
+# RLIMIT_FSIZE, their number unbounded) and pipes of the default size (64 KiB each, within
+# RLIMIT_NOFILE).
 ALLOWED = (
     "access", "faccessat", "faccessat2", "open", "openat", "openat2", "creat",  # a path it may reach
-    "close", "close_range", "dup", "dup2", "dup3", "pipe", "pipe2", "memfd_create",  # its own descriptors
-    "read", "readv", "pread64", "preadv", "preadv2", "write", "writev", "pwrite64", "pwritev",  # its descriptors
-    "pwritev2", "lseek", "_llseek", "sendfile", "sendfile64", "splice", "tee", "vmsplice",  # its descriptors
-    "copy_file_range", "readahead", "fadvise64", "fadvise64_64",  # its descriptors
+    "close", "close_range", "dup", "dup2", "dup3", "pipe", "pipe2",  # its own descriptors
+    "read", "readv", "pread64", "preadv", "write", "writev", "pwrite64", "pwritev",  # its descriptors
+    "lseek", "_llseek", "sendfile", "sendfile64", "splice", "tee", "vmsplice", "copy_file_range",  # same
     "flock",  # a lock on a file it opened: whoever else locks that file waits at most for this process's end
     "fsync", "fdatasync", "syncfs", "sync_file_range", "sync",  # flush to disk: no target, no data
     "fallocate", "ftruncate", "ftruncate64", "truncate", "truncate64",  # files it may write
@@ -59,7 +80,7 @@ ALLOWED = (
     "futex", "futex_waitv",  # words in its own memory (or memory it shares on purpose)
     "set_robust_list", "set_tid_address", "rseq",  # the calling thread's own bookkeeping
     "nanosleep", "clock_nanosleep", "pause", "restart_syscall", "sched_yield",  # waits for itself
-    "brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "madvise", "mincore", "msync",  # its own memory
+    "brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "msync",  # its own memory
     "mlock", "mlock2", "munlock", "mlockall", "munlockall",  # its own memory, within RLIMIT_MEMLOCK
     "membarrier", "pkey_alloc", "pkey_free", "pkey_mprotect", "remap_file_pages",  # its own memory
     "map_shadow_stack", "mseal",  # its own memory
@@ -82,13 +103,10 @@ ALLOWED = (
     "clock_gettime", "clock_getres", "gettimeofday", "time",  # clocks
     "getitimer", "setitimer", "alarm",  # its own timers
     "timer_create", "timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete",  # own thread group
-    "socketpair", "bind", "listen", "accept", "accept4", "connect",  # sockets SOCKET_FAMILIES let it make
+    "socketpair",  # a pair of sockets, each reaching the other only
     "getsockname", "getpeername", "getsockopt", "setsockopt", "shutdown",  # its own sockets
-    "send", "sendto", "sendmmsg", "recv", "recvfrom", "recvmsg", "recvmmsg",  # its own sockets
-    "sendmsg",  # its own sockets; credentials it sends are checked by the kernel to be its own
-    "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl",  # its IPC namespace's
-    "msgget", "msgsnd", "msgrcv", "msgctl",  # its IPC namespace's (refused without one: SHARED_HOST)
-    "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_getsetattr",  # same
+    "send", "recv", "recvfrom", "recvmsg", "recvmmsg",  # its own sockets (sendto: with no address)
+    "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_getsetattr",  # its IPC namespace's
     "mq_notify",  # same; it signals the caller only
     "uname", "sysinfo", "getrandom",  # the machine, as far as it shows itself
 )  # fmt: skip
@@ -129,15 +147,13 @@ ON_ITSELF = {
 SOCKET_FAMILIES = (1, 2, 10, 16)  # AF_UNIX, AF_INET, AF_INET6, AF_NETLINK
 # Without namespaces (Landlock or nothing) a sandbox shares the host's network, IPC and files with
 # its neighbours: these calls would reach them, and nothing a submission needs makes them. Sockets go
-# too (``socket``; ``socketpair`` stays): Landlock leaves UDP, netlink and named unix sockets open. File
+# too (``socket``; ``socketpair`` stays): Landlock leaves UDP and netlink open. File
 # metadata goes because Landlock does not cover it: an extended attribute or a time stamp on a file
 # the grading user owns would carry data from one submission to the next; truncation by path,
 # because Landlock covers it only from ABI 3 (``ftruncate`` needs a file opened for writing).
 SHARED_HOST = frozenset(
     {
-        "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl", "msgget",
-        "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
-        "mq_notify", "mq_getsetattr",
+        "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
         "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
         "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "fchownat", "lchown",
         "utime", "utimes", "utimensat", "futimesat", "truncate", "truncate64",
@@ -150,7 +166,15 @@ SHARED_HOST = frozenset(
 FCNTL_COMMANDS = (
     0, 1, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13, 14, 16,  # F_DUPFD .. F_SETLKW, F_GETOWN, F_GETSIG, (64-bit locks), F_GETOWN_EX
     36, 37, 38,  # F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW
-    1025, 1030, 1031, 1032, 1033, 1034,  # F_GETLEASE, F_DUPFD_CLOEXEC, pipe sizes, seals
+    1025, 1030, 1032, 1033, 1034,  # F_GETLEASE, F_DUPFD_CLOEXEC, F_GETPIPE_SZ, seals
+)  # fmt: skip
+# madvise on its own mappings, except what acts beyond them: MADV_COLD and MADV_PAGEOUT push pages
+# of a shared file out of the page cache (see above), MADV_MERGEABLE lets the kernel merge its pages
+# with other processes' (KSM: how long a write takes then tells whether another holds the same data)
+MADVISE_ADVICE = (
+    0, 1, 2, 3, 4, 8,  # NORMAL, RANDOM, SEQUENTIAL, WILLNEED (a read loads the page as well), DONTNEED, FREE
+    10, 11, 14, 15, 16, 17, 18, 19,  # (DONT|DO)FORK, (NO)HUGEPAGE (numpy, glibc), (DONT|DO)DUMP, WIPE/KEEPONFORK
+    22, 23, 24, 102, 103,  # POPULATE_READ/WRITE, DONTNEED_LOCKED, GUARD_INSTALL/REMOVE (glibc's thread stacks)
 )  # fmt: skip
 IOCTL_COMMANDS = (
     0x5401, 0x802C542A, 0x5413, 0x540F,  # TCGETS, TCGETS2, TIOCGWINSZ, TIOCGPGRP: "is it a terminal?"
@@ -233,6 +257,9 @@ def compile_filter(*, own: int, shared_host: bool = False) -> bytes | None:
             allow("fcntl64", (1, _CMP_EQ, command, 0))
         for command in IOCTL_COMMANDS:
             allow("ioctl", (1, _CMP_MASKED_EQ, _LOW32, command))
+        allow("sendto", (4, _CMP_EQ, 0, 0))  # to the socket's peer: no address
+        for advice in MADVISE_ADVICE:
+            allow("madvise", (2, _CMP_MASKED_EQ, _LOW32, advice))
         for family in () if shared_host else SOCKET_FAMILIES:
             allow("socket", (0, _CMP_EQ, family, 0))
         # threads only, in the caller's namespaces (clone3 stays refused: libc falls back to clone)
