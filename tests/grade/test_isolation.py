@@ -836,6 +836,33 @@ def probe():
 
 
 @pytest.mark.skipif(not can_refuse_userns(), reason=WHY_NOT_WITHOUT_USERNS)
+def test_is_a_landlock_too_old_to_refuse_truncation_never_taken_for_the_landlock_mode():
+    """Landlock ABI 1 and 2 (Linux 5.13 to 6.1) check only the read right on ``open(..., O_TRUNC)``:
+    confined so, a sandbox could empty every file it may read, the instructor's packages among them.
+    On such a kernel (the ABI capped in the grader's copy of the engine) the zygote offers no Landlock
+    mode and falls to the weakest, which the grader warns about, rather than call it confined."""
+    folder = _venv_under_tmp(sys.executable)
+    engine = folder / "src" / "attnlab" / "grade" / "landlock.py"
+    text = engine.read_text()
+    capped = text.replace("return max(int(version), 0)", "return min(max(int(version), 0), 2)")
+    assert capped != text, "the cap must reach the engine's ABI, or this tests this kernel's"
+    engine.write_text(capped)
+    try:
+        found = _probe(folder, code="def probe():\n    return 1\n", without_userns=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert found["mode"] == "none", found
+
+
+def test_does_landlock_make_no_ruleset_on_an_abi_that_lets_a_readable_file_be_emptied(monkeypatch):
+    from attnlab.grade import landlock
+
+    monkeypatch.setattr(landlock, "abi", lambda: 2)
+    with pytest.raises(OSError):
+        landlock.ruleset(read=["/usr"], write=[], devices={})
+
+
+@pytest.mark.skipif(not can_refuse_userns(), reason=WHY_NOT_WITHOUT_USERNS)
 @pytest.mark.parametrize(
     "user",
     ["this_user", pytest.param("nobody", marks=pytest.mark.skipif(not can_run_as_nobody(), reason=WHY_NOT_AS_NOBODY))],

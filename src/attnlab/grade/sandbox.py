@@ -1183,7 +1183,7 @@ def main(config: dict) -> None:
     zygote.optional = (*preloads.OPTIONAL, *config.get("preload", []))
     isolate = config.get("isolate", True)
     modes = (["root"] if isolate and os.geteuid() == 0 else []) + (["userns"] if isolate else [])
-    if isolate and landlock.abi() >= 1:
+    if isolate and landlock.abi() >= landlock.MIN_ABI:  # an older Landlock would not keep files whole
         modes.append("landlock")
     _remove_stale_scratch()
     _freeze()  # what the set-up made (the allow-list view) too
