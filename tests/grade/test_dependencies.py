@@ -49,6 +49,14 @@ def test_does_a_call_through_a_helper_that_is_not_graded_count():
     assert calls.order(["a", "b"], graph) == ["b", "a"]
 
 
+def test_is_a_call_chain_deeper_than_pythons_recursion_put_in_order():
+    """A submission's graph may be as deep as it likes: a chain of 10,000 functions."""
+    chain = [f"f{i:05d}" for i in range(10_000)]
+    graph = {a: [b] for a, b in zip(chain, chain[1:])}
+    assert calls.order(chain, graph) == chain[::-1]
+    assert calls.among([chain[0], chain[-1]], graph) == {chain[0]: [chain[-1]], chain[-1]: []}
+
+
 def test_is_a_reference_never_lent_to_a_function_it_calls_back():
     """The submission's own calls against the solution's direction (its positional encoding through
     the function that adds it, its softmax through the attention) make cycles: along them nothing

@@ -61,6 +61,8 @@ SAME_AS_TWIN = {
     "page_cache_memory",
     "sends_to_host_sockets",
     "memory_outside_limits",
+    "dense_call_graph",
+    "deep_call_chain",
 }
 # every process of this run's submissions carries this name (fork keeps it; a sandbox cannot exec),
 # so the leak check sees only this run's processes, whatever else is graded on the machine

@@ -837,6 +837,88 @@ def probe():
 """
 
 
+# one sandbox of a zygote (user namespaces refused, so Landlock) writes 16 files of 63 MiB in its
+# scratch folder, a folder of the host's /tmp; prints the mode, what it wrote and how it ended
+FILL_SCRATCH = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from attnlab.grade.session import Output, StudentError, Zygote
+code = (
+    "def fill():\n"
+    "    total = 0\n"
+    "    for i in range(16):\n"
+    "        with open('fill%d' % i, 'wb') as f:\n"
+    "            for _ in range(63):\n"
+    "                f.write(b'1' * (1 << 20))\n"
+    "                total += 1\n"
+    "    return total\n"
+)
+zygote = Zygote(uid=None, gid=None, memory_mb=1024, cpu_seconds=60)
+try:
+    sandbox = zygote.spawn(Output())
+    sandbox.request("load", [code], 20, "compiling")
+    sandbox.request("exec", (0, 0), 20, "executing")
+    try:
+        wrote, death = sandbox.call("fill", None, (), {}, 60)[0], None
+    except StudentError as e:
+        wrote, death = None, str(e)
+    sandbox.kill()
+    print(json.dumps({"mode": zygote.mode, "wrote": wrote, "death": death}))
+finally:
+    zygote.close()
+"""
+
+
+@pytest.mark.skipif(not can_refuse_userns(), reason=WHY_NOT_WITHOUT_USERNS)
+def test_is_a_landlock_sandbox_ended_when_its_scratch_folder_outgrows_a_private_tmp():
+    """A namespace sandbox's /tmp is a private tmpfs (128 MiB with 1024 MiB of memory); a Landlock
+    sandbox's scratch folder lies in the host's /tmp, and one sandbox must not fill the host's disk:
+    past that size it is ended, as past its memory limit, and does not write its 1008 MiB."""
+    as_nobody = can_run_as_nobody()
+    folder = _venv_under_tmp(SYSTEM_PYTHON if as_nobody else sys.executable)
+    (folder / "fill.py").write_text(FILL_SCRATCH)
+    make_readable(folder)
+    try:
+        python = str(folder / "venv" / "bin" / "python")
+        found = json_from(
+            [python, str(folder / "without_userns.py"), python, str(folder / "fill.py"), str(folder / "src")],
+            cwd=folder,
+            timeout=300,
+            user=NOBODY if as_nobody else None,
+        )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert found["mode"] == "landlock", found
+    assert found["wrote"] is None and "killed" in found["death"], found
+
+
+@pytest.mark.skipif(not can_refuse_userns(), reason=WHY_NOT_WITHOUT_USERNS)
+def test_is_a_landlock_too_old_to_refuse_truncation_never_taken_for_the_landlock_mode():
+    """Landlock ABI 1 and 2 (Linux 5.13 to 6.1) check only the read right on ``open(..., O_TRUNC)``:
+    confined so, a sandbox could empty every file it may read, the instructor's packages among them.
+    On such a kernel (the ABI capped in the grader's copy of the engine) the zygote offers no Landlock
+    mode and falls to the weakest, which the grader warns about, rather than call it confined."""
+    folder = _venv_under_tmp(sys.executable)
+    engine = folder / "src" / "attnlab" / "grade" / "landlock.py"
+    text = engine.read_text()
+    capped = text.replace("return max(int(version), 0)", "return min(max(int(version), 0), 2)")
+    assert capped != text, "the cap must reach the engine's ABI, or this tests this kernel's"
+    engine.write_text(capped)
+    try:
+        found = _probe(folder, code="def probe():\n    return 1\n", without_userns=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert found["mode"] == "none", found
+
+
+def test_does_landlock_make_no_ruleset_on_an_abi_that_lets_a_readable_file_be_emptied(monkeypatch):
+    from attnlab.grade import landlock
+
+    monkeypatch.setattr(landlock, "abi", lambda: 2)
+    with pytest.raises(OSError):
+        landlock.ruleset(read=["/usr"], write=[], devices={})
+
+
 @pytest.mark.skipif(not can_refuse_userns(), reason=WHY_NOT_WITHOUT_USERNS)
 @pytest.mark.parametrize(
     "user",

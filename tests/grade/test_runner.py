@@ -223,6 +223,37 @@ def test_does_a_two_way_cycle_score_no_more_than_leaving_both_formulas_out(zygot
     assert scores["honest"]["add_positional_encoding"] > 0 and scores["honest"]["scaled_dot_product_attention"] > 0
 
 
+# the sandbox's runtime made to answer "calls" with something that is no usable graph
+FORGED_CALLS = {
+    "not_a_graph": "None",
+    "too_large": "{'f%d' % i: [] for i in range(25_000)}",
+}
+
+
+@pytest.mark.parametrize("forged", sorted(FORGED_CALLS))
+def test_does_an_unreadable_call_graph_hide_no_two_way_cycle(zygote, tmp_path, forged):
+    """The two-way cycle, with the runtime's reply to "calls" forged so that the grader cannot read
+    the submission's own calls: the cycle those calls make must not go unseen and let each formula
+    be graded with the other's reference. Unreadable, the graph lends nothing, and says so."""
+    tests = paths.tests_dir()
+    graph = calls.for_tests(tests)["calls"]
+    twin = (FIXTURES / "twin.py").read_text()
+    forge = (
+        "\n\nimport gc as _gc\n\nfor _o in _gc.get_objects():\n"
+        "    if type(_o).__name__ == 'Runtime' and hasattr(_o, 'do_calls'):\n"
+        f"        _o.do_calls = lambda _body: {FORGED_CALLS[forged]}\n"
+    )
+    scores, notes = {}, {}
+    for side in ("attack", "honest"):
+        path = tmp_path / f"{side}.py"
+        path.write_text(twin + "\n\n" + (FIXTURES / "pairs" / f"two_way_cycle.{side}.py").read_text() + forge)
+        report = Grader(zygote, tests, paths.autograder_dir() / "support", DEFAULT_LIMITS, calls=graph).grade(path)
+        scores[side] = sum(q.score for q in report.questions)
+        notes[side] = report.notes
+    assert scores["attack"] <= scores["honest"]
+    assert any("could not be read" in n for n in notes["attack"])
+
+
 def test_is_a_submission_left_ungraded_rather_than_scored_zero_when_no_sandbox_can_be_had():
     """A zygote gone (killed, say, by an earlier submission on a kernel that lets signals through)
     is the grader's failure, not the student's: no grade, so that ``attnlab grade`` retries it."""

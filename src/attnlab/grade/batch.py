@@ -69,9 +69,9 @@ WORKER = importpath.python_command("attnlab.grade.worker", "main")
 NEEDS_HUMAN = 3
 # said once per run, after the mode statement, where the sandbox has neither namespaces nor Landlock (macOS)
 WEAK_ISOLATION = (
-    "Warning: this machine gives the sandbox neither namespaces nor Landlock, so each submission runs "
-    "with only process limits and (as root) a user id of its own: it can read what that user can. "
-    "Grade for real on Linux (5.13 or newer, or as root), or on Gradescope."
+    "Warning: this machine gives the sandbox neither namespaces nor Landlock (ABI 3 or newer), so each "
+    "submission runs with only process limits and (as root) a user id of its own: it can read what that user can. "
+    "Grade for real on Linux (6.2 or newer, or as root), or on Gradescope."
 )
 MAX_FAILED_STARTS = 3  # workers in a row that die before they are ready: the machine is the problem
 NO_WORKER = "no grading worker could start"

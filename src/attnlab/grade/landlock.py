@@ -5,8 +5,12 @@ A sandbox makes a ``ruleset`` while it still has its privileges and ``enforce``s
 ``no_new_privileges`` and before its system-call filter: from then on it and everything it starts
 may read (never execute) only the listed trees and files, and write only its scratch folder. What
 the running kernel's Landlock ABI handles decides the rest:
-TCP bind and connect from ABI 4 (no rule allows a port), abstract unix sockets and signals to
-processes outside the sandbox from ABI 6. ``describe`` states what holds for an ABI.
+truncation from ABI 3, TCP bind and connect from ABI 4 (no rule allows a port), abstract unix
+sockets and signals to processes outside the sandbox from ABI 6. ``describe`` states what holds for
+an ABI. Below ``MIN_ABI`` no ruleset is made: ABI 1 and 2 check only the read right on an
+``open(..., O_TRUNC)``, so a sandbox could empty every file it may read (the instructor's packages,
+the interpreter's library). TCP and signals are the system-call filter's too (it refuses ``socket``
+and signals to other processes), so ABI 4 and 6 are used where the kernel has them, not required.
 
 The three system calls are called directly (their numbers are the same on every architecture,
 being newer than the split tables). Loaded by file path inside the sandbox's zygote, so it imports
@@ -30,6 +34,7 @@ FS_ABI1 = (1 << 13) - 1
 FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
 SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
+MIN_ABI = 3  # Linux 6.2: the first that handles truncation
 
 # the C library through the symbols this process already has (``find_library`` would run ldconfig)
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -99,8 +104,8 @@ def ruleset(
     are skipped. Made before the process gives up its privileges, a rule can name a path that only
     the privileged can reach."""
     version = abi()
-    if version < 1:
-        raise OSError(38, "landlock: not available")
+    if version < MIN_ABI:
+        raise OSError(38, f"landlock: ABI {version}, below {MIN_ABI}, cannot refuse truncating a readable file")
     fs = handled_fs(version)
     attr = _RulesetAttr(fs, NET_BIND_TCP | NET_CONNECT_TCP, SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL)
     # an older kernel knows a shorter struct: give it only the fields it knows

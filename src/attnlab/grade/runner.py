@@ -85,13 +85,16 @@ class Grader:
         its cases may be lent (those of the graded functions it calls, directly or further down,
         that have one), and every graded function it calls, in grading order."""
         by_name = {tf.name: tf for tf in tests}
+        # only what the graph says between graded functions matters here, so the rest is walked
+        # once, however large the graph a submission sent
+        calls = call_graph.among(by_name, calls)
         order = call_graph.order(by_name, calls)
-        reach = {tf.name: call_graph.reach(tf.name, calls) for tf in tests}
+        reach = {name: set(callees) for name, callees in calls.items()}
         # lent only where the solution's own graph puts the callee (the submission's calls can add
         # cycles, which lend less, but no edge: a reference lent sideways could stand in for the
         # formula of the function it is lent to)
         lendable = call_graph.lendable(calls)
-        solution = {name: call_graph.reach(name, self.calls) for name in reach}
+        solution = call_graph.among(by_name, self.calls)
         callees = {
             name: sorted(
                 c for c in lendable.get(name, ()) if c in solution[name] and c in by_name and by_name[c].reference
@@ -119,6 +122,28 @@ class Grader:
             for tf in sorted(self.tests, key=lambda tf: tf.path)
         ]
         return Report(Path(path).stem, str(path), questions, notes=[why])
+
+
+# names and callees together: an honest submission's graph has dozens (a wildcard import of numpy
+# and math adds some 60); past this, walking it would cost more than grading the file
+MAX_GRAPH_ITEMS = 20_000
+NO_GRAPH = "which of your functions call which could not be read: no reference was lent to any function"
+
+
+def _student_graph(reply: Any) -> dict[str, list[str]] | None:
+    """The sandbox's reply to "calls" as a graph, or None when it is not one (or too large to walk)."""
+    if not isinstance(reply, dict) or len(reply) > MAX_GRAPH_ITEMS:
+        return None
+    graph: dict[str, list[str]] = {}
+    items = 0
+    for name, callees in reply.items():
+        if type(name) is not str or not isinstance(callees, list):
+            return None
+        items += 1 + len(callees)
+        if items > MAX_GRAPH_ITEMS or any(type(c) is not str for c in callees):
+            return None
+        graph[name] = callees
+    return graph
 
 
 class SandboxUnavailable(RuntimeError):
@@ -226,16 +251,19 @@ class _Run:
         try:
             reply = self.sandbox.request("calls", None, self.limits.call, "reading which functions call which")
         except StudentError:
+            reply = None
+        student = _student_graph(reply)
+        if student is None:
+            # its own calls unknown, a cycle it made could not be seen: lending along the solution's
+            # graph could then grade a function with the reference of one it computes
+            self.callees = {name: [] for name in self.callees}
+            self.notes.append(NO_GRAPH)
             return
-        if not isinstance(reply, dict) or len(reply) > 10_000:
-            return
-        graded = {tf.name for tf in self.tests}
         calls = {name: list(callees) for name, callees in self.g.calls.items()}
-        for name, callees in reply.items():
-            if type(name) is str and isinstance(callees, list) and len(callees) <= 10_000:
-                more = [c for c in callees if type(c) is str]
-                calls[name] = sorted(set(calls.get(name, [])) | set(more))
-        if any(set(call_graph.reach(n, calls)) != set(call_graph.reach(n, self.g.calls)) for n in graded):
+        for name, callees in student.items():
+            calls[name] = sorted(set(calls.get(name, [])) | set(callees))
+        graded = [tf.name for tf in self.tests]
+        if call_graph.among(graded, calls) != call_graph.among(graded, self.g.calls):
             self.tests, self.callees, self.uses = self.g.graph(self.tests, calls)
 
     def failed_callees(self, tf: testfiles.TestFile) -> list[str]:

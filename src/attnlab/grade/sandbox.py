@@ -61,6 +61,10 @@ preloads = _load("preloads")
 
 NAMESPACES = ("root", "userns")  # the modes with namespaces; "landlock" and "none" share the host
 ROOT_WORK = "/tmp/work"  # a namespace sandbox's scratch folder, in the private /tmp of its own root
+# a sandbox without namespaces writes in the host's /tmp: its folder is looked at this often, and
+# ended past the size of a namespace sandbox's private /tmp or past this many entries
+SCRATCH_CHECK_S = 0.25
+MAX_SCRATCH_ENTRIES = 10_000
 SCRATCH_PREFIX = "attnlab-sandboxes-"  # + the zygote's pid: the folder of its sandboxes' scratch folders
 # what a Landlock sandbox may open in /dev (rights as Landlock names them)
 DEVICES = {
@@ -728,6 +732,18 @@ class Zygote:
             os.waitpid(pid, 0)
         return self.template is not None
 
+    def bound_scratch(self) -> None:
+        """End every sandbox whose scratch folder (a folder of the host's /tmp, without namespaces)
+        holds more than a namespace sandbox's private /tmp may: it would fill the host's disk
+        otherwise. Its worker sees it killed, as by its memory limit."""
+        limit = self.config["scratch_mb"] << 20
+        for pid, running in list(self.running.items()):
+            if running.scratch is not None and _scratch_over(running.scratch, limit):
+                try:
+                    os.kill(pid, 9)  # SIGKILL (a child of this subreaper until reaped: the pid is its own)
+                except OSError:
+                    pass
+
     def scratch(self) -> str:
         """A fresh folder for one sandbox without namespaces, named at random inside ``base``: no
         submission finds another's."""
@@ -1060,6 +1076,33 @@ def _trial(zygote: Zygote, mode: str) -> bool:
                 os.close(fd)
 
 
+def _scratch_over(folder: str, limit: int) -> bool:
+    """Whether ``folder`` holds more than ``limit`` bytes on disk, or more entries than a look every
+    ``SCRATCH_CHECK_S`` should cost; one that cannot be walked counts as over (a sandbox may change
+    no file's mode). What the sandbox removes meanwhile is skipped."""
+    used, entries, todo = 0, 0, [folder]
+    while todo:
+        try:
+            listing = list(os.scandir(todo.pop()))
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True
+        for entry in listing:
+            entries += 1
+            try:
+                used += entry.stat(follow_symlinks=False).st_blocks * 512
+                if entry.is_dir(follow_symlinks=False):
+                    todo.append(entry.path)
+            except FileNotFoundError:
+                continue
+            except OSError:
+                return True
+            if used > limit or entries > MAX_SCRATCH_ENTRIES:
+                return True
+    return False
+
+
 def _remove_stale_scratch() -> None:
     """Remove the scratch folders of zygotes that died without removing them (a killed worker takes
     its zygote along): ours, named after a pid that no longer runs."""
@@ -1183,7 +1226,7 @@ def main(config: dict) -> None:
     zygote.optional = (*preloads.OPTIONAL, *config.get("preload", []))
     isolate = config.get("isolate", True)
     modes = (["root"] if isolate and os.geteuid() == 0 else []) + (["userns"] if isolate else [])
-    if isolate and landlock.abi() >= 1:
+    if isolate and landlock.abi() >= landlock.MIN_ABI:  # an older Landlock would not keep files whole
         modes.append("landlock")
     _remove_stale_scratch()
     _freeze()  # what the set-up made (the allow-list view) too
@@ -1213,6 +1256,9 @@ def main(config: dict) -> None:
             jail.sweep(uid=config["uid"], reaped={})  # whatever an earlier run left behind
     ctl.sendall(wire.encode(("ready", zygote.mode, isolation(zygote.mode, config), strongest or zygote.mode)))
     while True:
+        if zygote.running and not select.select([ctl], [], [], SCRATCH_CHECK_S)[0]:
+            zygote.bound_scratch()  # between the worker's messages, while its sandboxes run
+            continue
         try:
             data, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 4)
         except OSError:
