@@ -708,6 +708,15 @@ def test_is_a_difference_between_workers_a_warning():
     assert "landlock (1 worker(s))" in warning(mixed) and "offers userns" in warning(mixed)
 
 
+def test_is_a_run_with_no_isolation_at_all_a_warning_though_nothing_better_is_offered():
+    """A machine with neither namespaces nor Landlock 3 offers only "none": no worker fell back, yet
+    the run is weaker than grading should be. Does the warning of its record and summary say so?"""
+    from attnlab.grade.runrecord import Isolation, warning
+
+    bare = [Isolation(1, "none", "none", ""), Isolation(2, "none", "none", "")]
+    assert "not isolated" in warning(bare) and "process limits only" in warning(bare)
+
+
 def test_is_each_row_of_results_json_on_a_line_of_its_own(tmp_path):
     """results.json is written without json's slow pretty-printer, yet stays readable: can an
     instructor find each test case (and diff two runs) by its line?"""

@@ -1,7 +1,8 @@
 """``RESULTS/run.json``: how a run graded (the engine's version, the limits, and how each worker's
 sandboxes were isolated), and the warning the summary gives when a worker's sandboxes were isolated
-more weakly than this machine offers, or differently from another worker's: a zygote whose trial
-sandbox fails falls back to a weaker mode, and the grades alone would not show it."""
+more weakly than this machine offers, or differently from another worker's (a zygote whose trial
+sandbox fails falls back to a weaker mode, and the grades alone would not show it), or not isolated
+at all (a machine that offers nothing better: the run is still a weaker one than it should be)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,11 @@ from .. import __version__
 from . import report
 
 STRENGTH = ("root", "userns", "landlock", "none")  # the zygote's modes, strongest first
+NO_ISOLATION = (
+    "the sandboxes were not isolated: this machine gives neither namespaces nor Landlock (ABI 3 or "
+    "newer), so each submission ran with process limits only and could read what the grading user can "
+    "(see run.json)"
+)
 
 
 @dataclass
@@ -45,13 +51,13 @@ def _offered(workers: list[Isolation]) -> str:
 
 def warning(workers: list[Isolation]) -> str:
     """A sentence when any worker's mode is weaker than the strongest this machine offers, or than
-    another worker's; "" when all is as strong as it can be here."""
+    another worker's, or when no worker's sandboxes are isolated at all; "" otherwise."""
     if not workers:
         return ""
     offered = _offered(workers)
     modes = Counter(w.mode for w in workers)
     if all(m == offered for m in modes):
-        return ""
+        return NO_ISOLATION if offered == "none" else ""
     said = ", ".join(f"{m} ({n} worker(s))" for m, n in sorted(modes.items(), key=lambda kv: _rank(kv[0])))
     return f"the sandboxes' isolation fell back: {said}, where this machine offers {offered} (see run.json)"
 
