@@ -499,6 +499,37 @@ def test_can_a_submission_start_no_process_and_no_program(user):
     assert found["result"] == dict.fromkeys(found["result"], errno.ENOSYS)
 
 
+TEMPORARY = """
+import tempfile
+def probe():
+    with tempfile.TemporaryFile() as f:
+        f.write(b"scratch")
+        f.seek(0)
+        unnamed = f.read()
+    with tempfile.NamedTemporaryFile("w+") as f:
+        f.write("scratch")
+        f.flush()
+        named = open(f.name).read()
+    return {"unnamed": unnamed.decode(), "named": named, "folder": tempfile.gettempdir()}
+"""
+
+
+@pytest.mark.parametrize("user", MODES)
+def test_can_honest_code_make_a_temporary_file_in_every_mode(user):
+    """tempfile is imported before the fork (the zygote uses it): does a sandbox's tempfile write
+    into that sandbox's own scratch folder, not into the folder the zygote saw, which the Landlock
+    mode does not let it write?"""
+    folder = _venv_under_tmp(SYSTEM_PYTHON if user != "this_user" else sys.executable)
+    try:
+        found = _probe(
+            folder, user=None if user == "this_user" else NOBODY, code=TEMPORARY, without_userns=user.endswith("userns")
+        )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert found["mode"] == EXPECTED_MODE[user] and found["errors"] == [], found
+    assert found["result"]["unnamed"] == found["result"]["named"] == "scratch"
+
+
 def _venv_under_tmp(python: str) -> Path:
     folder = venv_under_tmp(python)
     for source, name in ((PROBE, "probe.py"), (WRAPPER, "without_userns.py")):
