@@ -625,7 +625,9 @@ def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: st
             MPLBACKEND="Agg",
         )
         if "tempfile" in sys.modules:  # it read the zygote's TMPDIR once, before this sandbox's existed
-            sys.modules["tempfile"].tempdir = os.environ["TMPDIR"]
+            import tempfile
+
+            tempfile.tempdir = os.environ["TMPDIR"]
         sys.path.insert(0, work)
         sys.stdout = open(1, "w", buffering=1, closefd=False)
         sys.stderr = open(2, "w", buffering=1, closefd=False)
