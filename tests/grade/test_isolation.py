@@ -63,6 +63,31 @@ def test_is_the_sandbox_isolated_in_every_namespace(zygote):
     assert not {"home", "srv", "run", "var", "opt", "mnt", "boot", "sys"} & set(entries)
 
 
+def test_is_every_resource_limit_the_sandboxs_own_none_the_graders(zygote):
+    """The grader may lock 8 MiB of memory, queue many signals, take a real-time priority where its
+    limits allow: does a sandbox get its own value for every limit there is, lower where the grader
+    has more (``jail.limits``, which must name every RLIMIT_ of this platform)?"""
+    import resource
+
+    from attnlab.grade import jail
+
+    names = sorted(n for n in dir(resource) if n.startswith("RLIMIT_"))
+    wanted = jail.limits(memory_mb=2048, cpu_seconds=120, nproc=64)
+    assert sorted(wanted) == names
+    sb, found = run(
+        zygote,
+        f"""
+        import resource
+        def probe():
+            return {{n: list(resource.getrlimit(getattr(resource, n))) for n in {names!r}}}
+        """,
+    )
+    sb.kill()
+    for name in ("RLIMIT_MEMLOCK", "RLIMIT_RTPRIO", "RLIMIT_NICE", "RLIMIT_RTTIME", "RLIMIT_CORE", "RLIMIT_MSGQUEUE"):
+        assert found[name] == [0, 0], (name, found[name])
+    assert found["RLIMIT_SIGPENDING"][1] <= 1024 and found["RLIMIT_STACK"][1] <= 8 * 1024 * 1024
+
+
 def test_does_each_sandbox_get_a_pid_namespace_that_nothing_else_enters(zygote):
     """Two sandboxes alive at once (one graded, one started ahead) each lead a PID namespace of
     their own; the zygote, which as root forks each straight into its new namespace, starts

@@ -291,8 +291,39 @@ def become_subreaper() -> bool:
         return False
 
 
+def limits(*, memory_mb: int, cpu_seconds: int, nproc: int | None, fsize_mb: int = 64) -> dict[str, int | None]:
+    """A value for every resource limit there is (``RLIMIT_*``), so that none is the grader's: a
+    limit left as inherited would let a sandbox have what the grading user may (a real-time
+    priority, a high one, locked memory). None leaves one as it is, for the reason given."""
+    mib = 1024 * 1024
+    return {
+        "RLIMIT_AS": memory_mb * mib,
+        "RLIMIT_DATA": memory_mb * mib,  # within the address space anyway
+        "RLIMIT_RSS": memory_mb * mib,  # ignored by Linux; set all the same
+        "RLIMIT_STACK": 8 * mib,  # the usual default, whatever the grader's shell set
+        "RLIMIT_MEMLOCK": 0,  # nothing honest locks memory
+        "RLIMIT_CPU": cpu_seconds,
+        "RLIMIT_RTTIME": 0,  # no real-time scheduling (and none to take: RLIMIT_RTPRIO)
+        "RLIMIT_RTPRIO": 0,
+        "RLIMIT_NICE": 0,  # a priority no higher than it was given
+        "RLIMIT_FSIZE": fsize_mb * mib,
+        "RLIMIT_CORE": 0,
+        "RLIMIT_NOFILE": 256,
+        "RLIMIT_OFILE": 256,  # the same limit under its BSD name
+        "RLIMIT_MSGQUEUE": 0,
+        "RLIMIT_SIGPENDING": 1024,  # queued signals are kernel memory
+        # None where it would count the grading user's processes too (its own user id under Landlock
+        # is decided by the caller); a cgroup or a user id of its own counts them instead
+        "RLIMIT_NPROC": nproc,
+    }
+
+
 def set_limits(*, memory_mb: int, cpu_seconds: int, nproc: int | None, fsize_mb: int = 64) -> None:
-    def lim(which: int, value: int) -> None:
+    """Lower every resource limit to ``limits``'s value (never above its hard limit)."""
+    for name, value in limits(memory_mb=memory_mb, cpu_seconds=cpu_seconds, nproc=nproc, fsize_mb=fsize_mb).items():
+        which = getattr(resource, name, None)
+        if which is None or value is None:
+            continue
         try:
             _, hard = resource.getrlimit(which)
             if hard != resource.RLIM_INFINITY:
@@ -300,15 +331,6 @@ def set_limits(*, memory_mb: int, cpu_seconds: int, nproc: int | None, fsize_mb:
             resource.setrlimit(which, (value, value))
         except (ValueError, OSError):
             pass
-
-    lim(resource.RLIMIT_AS, memory_mb * 1024 * 1024)
-    lim(resource.RLIMIT_CPU, cpu_seconds)
-    lim(resource.RLIMIT_FSIZE, fsize_mb * 1024 * 1024)
-    lim(resource.RLIMIT_CORE, 0)
-    lim(resource.RLIMIT_NOFILE, 256)
-    lim(resource.RLIMIT_MSGQUEUE, 0)
-    if nproc is not None:
-        lim(resource.RLIMIT_NPROC, nproc)
 
 
 # ---- cgroups: limits for a submission's whole process tree --------------------------------------
