@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..grade.report import shown
 from . import canvas, moodle
+from ..studentids import normal_id
 from .identity import Identified, Student
 
 NAMES = (canvas.NAME, moodle.NAME)
@@ -30,7 +31,7 @@ def keys(student: Student) -> set[tuple[str, str]]:
         "email": student.email,
         "canvas": student.canvas_id,
     }
-    return {(kind, value.strip().casefold()) for kind, value in said.items() if value.strip()}
+    return {(kind, normal_id(value)) for kind, value in said.items() if normal_id(value)}
 
 
 @dataclass
