@@ -163,3 +163,19 @@ def test_canvas_leaves_out_the_finely_toleranced_weight(written, moodle):
     names = [q.findtext("name/text") for q in moodle.iter("question")]
     assert any(n.startswith("weight-21:") for n in names)
     assert not re.search(r"^pe-dim0:", "\n".join(names), re.M)
+
+
+def test_does_the_readme_flag_the_select_all_items_the_lms_scores_in_part(written, moodle):
+    """Moodle (and Canvas) give a partly right choice on a select-all question part of its points,
+    where the kit's checker gives all or nothing: does the instructors' README name every such item
+    and say so, rather than let two scores of one answer differ silently?"""
+    select_all = [
+        q.findtext("name/text").split(":")[0] for q in moodle.iter("question") if q.findtext("single") == "false"
+    ]
+    assert select_all, "the bank has select-all questions"
+    partial = [q for q in moodle.iter("question") if any(0 < float(a.get("fraction")) < 100 for a in q.iter("answer"))]
+    assert len(partial) == len(select_all)  # Moodle scores a partial choice in part: the fact flagged
+    paragraphs = [" ".join(p.split()) for p in written[3].read_text().split("\n\n")]
+    flagged = [p for p in paragraphs if "partial credit" in p]
+    assert len(flagged) == 1 and all(i in flagged[0] for i in select_all), (flagged, select_all)
+    assert "all or nothing" in flagged[0]

@@ -58,6 +58,7 @@ def main(*, out: Path, folder: Path | None = None) -> list[Path]:
 def readme_text(items: list[Item]) -> str:
     """The instructors' note on the exports: how to import each, and what it leaves out."""
     note = description(items) or "Both exports carry every question of the bank."
+    scoring = _partial_credit(items)
     return "\n".join(
         [
             "# The quiz's LMS exports",
@@ -70,7 +71,21 @@ def readme_text(items: list[Item]) -> str:
             "",
             note,
             "",
+            *([scoring, ""] if scoring else []),
         ]
+    )
+
+
+def _partial_credit(items: list[Item]) -> str:
+    """Where an LMS scores one answer otherwise than the kit: a select-all question partly right."""
+    select_all = [i.id for i in items if i.multiple and i.type in CARRIED]
+    if not select_all:
+        return ""
+    return (
+        f"Select-all questions ({', '.join(select_all)}): Canvas and Moodle give a partly right choice partial "
+        "credit (Moodle and Canvas's Classic Quizzes always; New Quizzes unless the question is set to Exact "
+        "Match), while the kit's checker, and so the quiz notebook and `attnlab quiz grade`, gives all or "
+        "nothing: for such an answer the LMS's score is higher than the kit's."
     )
 
 
