@@ -162,6 +162,8 @@ def test_do_points_that_differ_from_the_autograders_name_both(results, possible)
         fake.close()
     assert result.exit_code == 1
     assert f"worth {possible + 10:g} points in Canvas but the autograder's total is {possible:g}" in result.output
+    # a run graded with --scale filled canvas_import.csv for such a column: the way to it is named
+    assert "--scale" in result.output and "canvas_import.csv" in result.output
     assert fake.puts == []
 
 

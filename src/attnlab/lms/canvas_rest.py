@@ -106,7 +106,11 @@ class Canvas:
         name, points = self.get(self.path, _assignment, missing=self.no_assignment)
         name = name or str(self.assignment_id)
         if points is None or not same_points(points, possible):
-            raise UploadError(points_mismatch(f"{name!r} ({self.assignment_id})", points, possible))
+            raise UploadError(
+                points_mismatch(f"{name!r} ({self.assignment_id})", points, possible)
+                + " (the upload sends the autograder's points; for a column worth other points, "
+                "import the canvas_import.csv that `attnlab grade --roster ... --scale` writes)"
+            )
         return name
 
     def students(self) -> list[User]:
