@@ -52,3 +52,26 @@ def test_does_a_notebook_that_displays_and_uses_magics_score_what_its_py_twin_sc
     assert as_py.score == as_py.possible
     assert as_notebook.errors == []
     assert as_notebook.score == as_py.score
+
+
+def test_does_a_message_number_code_cells_as_the_student_sees_them_with_skipped_cells_counted(tmp_path):
+    """A demo cell that grading skips (``otter_ignore``) still shows in the student's notebook: is
+    the cell a message names counted among every code cell, as the student counts them?"""
+    skipped = nbformat.v4.new_code_cell("demo = 1")
+    skipped.metadata["tags"] = ["otter_ignore"]
+    cells = [
+        nbformat.v4.new_code_cell(FULL.read_text()),  # code cell 1
+        skipped,  # code cell 2
+        nbformat.v4.new_code_cell("def causal_mask(n):\n    raise ValueError('no mask today')"),  # code cell 3
+        nbformat.v4.new_code_cell("x = 1\ny = 1 / 0"),  # code cell 4
+    ]
+    path = tmp_path / "with_a_demo_cell.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), str(path))
+    zygote = Zygote(uid=None, gid=None, memory_mb=1024, cpu_seconds=60)
+    try:
+        report = Grader(zygote, paths.tests_dir(), paths.autograder_dir() / "support", Limits()).grade(path)
+    finally:
+        zygote.close()
+    raised = [c.message for q in report.questions if q.name == "causal_mask" for c in q.cases if not c.passed]
+    assert raised and all("code cell 3, line 2" in m for m in raised), raised
+    assert any("code cell 4, line 2" in e for e in report.errors), report.errors

@@ -1,7 +1,8 @@
 """A submission as the code cells to execute, in order.
 
 Notebooks are read with nbformat and run cell by cell (an erroring cell stops only itself, as in
-otter); cells tagged ``otter_ignore`` are skipped, as otter does. A ``.py`` file is one cell, as otter
+otter); cells tagged ``otter_ignore`` are skipped, as otter does, but keep their place as empty cells:
+the student's notebook shows them, so "code cell n" in a message counts every code cell. A ``.py`` file is one cell, as otter
 runs it. The cells are passed on as written: the sandbox turns IPython syntax (``%magic``,
 ``!shell``, ``x?``) into ``get_ipython()`` calls under its own limits (``sandbox.python_source``),
 since a crafted source can make that conversion slow, and a notebook's run starts with
@@ -32,7 +33,7 @@ del _builtins
 
 
 def cells(path: Path) -> list[str]:
-    """The code to execute, one string per cell, as written. Raises ``userfiles.NotAFile`` for what
+    """The code to execute, one string per code cell, as written (a skipped cell's is empty). Raises ``userfiles.NotAFile`` for what
     is not a regular file within ``MAX_BYTES``, and ValueError (or RecursionError, for JSON nested
     too deep) for a notebook that cannot be read."""
     path = Path(path)
@@ -45,7 +46,7 @@ def cells(path: Path) -> list[str]:
         import nbformat
 
         nb = nbformat.reads(data.decode("utf-8-sig"), as_version=4)
-    return [_source(c) for c in nb["cells"] if _executed(c)]
+    return ["" if skipped(c) else _source(c) for c in nb["cells"] if _code(c)]
 
 
 def _python_text(data: bytes) -> str:
@@ -61,8 +62,8 @@ def _python_text(data: bytes) -> str:
 SKIP_TAG = "otter_ignore"  # otter's tag for a cell its runner skips
 
 
-def _executed(cell: Any) -> bool:
-    return isinstance(cell, dict) and cell.get("cell_type") == "code" and not skipped(cell)
+def _code(cell: Any) -> bool:
+    return isinstance(cell, dict) and cell.get("cell_type") == "code"
 
 
 def skipped(cell: dict) -> bool:
