@@ -57,6 +57,18 @@ def test_values_and_axis(softmax):
     x = np.array([[0.5, -np.inf, 1.5], [-np.inf, 2.0, -np.inf]])
     oracle.assert_close(oracle.call(softmax, x), oracle.softmax(x),
                         "softmax of rows holding -inf (which must get weight 0)", partial(oracle.softmax_variants, x), sums_to_one=-1)
+    # a row that is all -inf has nothing to attend to: 0s there (the reference) or nan, as the notebook
+    # leaves it; an error is let pass too. Any weight on a -inf entry is neither, and a caller that
+    # masks a whole row (attention) would hand it on
+    x = np.array([[-np.inf, -np.inf, -np.inf], [0.0, np.log(3.0), -np.inf]])
+    try:
+        got = oracle.call(softmax, x)
+    except AssertionError:  # the student's code raised (the engine's own errors are not AssertionErrors)
+        got = None
+    if isinstance(got, np.ndarray) and got.shape == (2, 3) and got.dtype.kind == "f":
+        assert np.all((got[0] == 0.0) | np.isnan(got[0])), (
+            "softmax of the rows [-inf, -inf, -inf] and [0, log 3, -inf]: every entry of the first row is -inf, "
+            f"so each must get weight 0 (or nan, for a row with nothing to attend to); got {_got(got[0])} there")
 
 
 @test_case(points=1, hidden=True)

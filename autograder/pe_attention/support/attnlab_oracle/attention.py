@@ -29,6 +29,8 @@ __all__ = [
 
 def _softmax_row(row):
     finite = [v for v in row if v != -math.inf]
+    if not finite:  # nothing to attend to: a row of 0s, as the notebook says the reference gives
+        return [0.0] * len(row)
     top = max(finite)
     exps = [0.0 if v == -math.inf else math.exp(v - top) for v in row]
     total = math.fsum(exps)

@@ -215,6 +215,13 @@ def column_sums_and_first_entry(X):
     return out
 
 
+def cyclic_neighbour_products(X):
+    """The sum over k of X[k] * X[k + 1], the last row taken with the first: one row as wide as X's,
+    unchanged by rolling or reversing the rows, changed by most other reorderings when n >= 4."""
+    X = np.asarray(X, dtype=np.float64)
+    return (X * np.roll(X, -1, axis=0)).sum(axis=0)
+
+
 def sum_first_two(X):
     """Invariant under swapping rows 0 and 1 only."""
     return np.concatenate([X[0] + X[1], X[2:].ravel()])
@@ -438,6 +445,9 @@ def _row_probes(n):
             False,
         ),
         "first two summed": Probe("X[0] + X[1] followed by the other rows", sum_first_two, False, False),
+        "cyclic neighbour products": Probe(
+            "the sum of each row times the next, the last times the first", cyclic_neighbour_products, False, False
+        ),
         "first two summed, then weighted": Probe(
             "X[0] + X[1] + 2 X[2] + 3 X[3] + ..., one row as wide as X's", pair_then_weights, False, False
         ),
