@@ -1012,7 +1012,7 @@ def test_does_landlock_confine_a_sandbox_where_user_namespaces_are_refused(user)
 
 
 ATTEMPTS_ON_OTHERS = """
-import ctypes, errno, fcntl, json, os, resource, signal, socket, struct, sys, threading
+import ctypes, errno, fcntl, json, os, resource, signal, socket, struct, sys, threading, time
 sys.path.insert(0, sys.argv[1])
 from attnlab.grade import jail, syscalls
 os.setsid()  # as a sandbox does: its process group is its own
@@ -1035,6 +1035,10 @@ def call(number, *args):
         raise OSError(ctypes.get_errno(), "")
 NOFILE = resource.RLIMIT_NOFILE
 IOPRIO_GET, ROBUST_LIST = 252, 274  # x86-64
+TIMER_CREATE, CLOCK_GETTIME, CLOCK_GETRES, CLOCK_NANOSLEEP = 222, 228, 229, 230  # x86-64
+def cpu_clock(pid):  # a process's CPU clock (CPUCLOCK_SCHED), as clock_getcpuclockid makes it
+    return ctypes.c_int(((~pid) << 3) | 2)
+now, timer = (ctypes.c_long * 2)(), ctypes.c_void_p()
 # the parent runs as the same user: each change, if it went through, sets what is there already
 others = {
     "parent": attempt(lambda: os.kill(parent, 0)),
@@ -1059,6 +1063,11 @@ others = {
     "parent_pgid": attempt(lambda: os.getpgid(parent)),
     "parent_session": attempt(lambda: os.getsid(parent)),
     "parent_robust_list": attempt(lambda: call(ROBUST_LIST, parent, ctypes.byref(ctypes.c_void_p()), ctypes.byref(ctypes.c_size_t()))),
+    # its CPU time to the nanosecond: read, timed, slept on
+    "parent_cpu_clock": attempt(lambda: call(CLOCK_GETTIME, cpu_clock(parent), now)),
+    "parent_cpu_clock_resolution": attempt(lambda: call(CLOCK_GETRES, cpu_clock(parent), now)),
+    "parent_cpu_timer": attempt(lambda: call(TIMER_CREATE, cpu_clock(parent), None, ctypes.byref(timer))),
+    "parent_cpu_sleep": attempt(lambda: call(CLOCK_NANOSLEEP, cpu_clock(parent), 0, (ctypes.c_long * 2)(), None)),
 }
 itself = {
     "itself": attempt(lambda: os.kill(os.getpid(), 0)),
@@ -1072,6 +1081,13 @@ itself = {
     "own_scheduler": attempt(lambda: os.sched_getscheduler(0) and None),
     "own_io_priority": attempt(lambda: call(IOPRIO_GET, 1, 0)),
     "own_pgid": attempt(lambda: os.getpgid(0) and None),
+    "own_cpu_clock": attempt(lambda: call(CLOCK_GETTIME, cpu_clock(os.getpid()), now)),
+    "callers_cpu_clock": attempt(lambda: call(CLOCK_GETTIME, cpu_clock(0), now)),
+    "own_thread_cpu_clock": attempt(lambda: time.clock_gettime(time.pthread_getcpuclockid(threading.get_ident())) and None),
+    "process_time": attempt(lambda: time.process_time() and None),
+    "monotonic_clock": attempt(lambda: call(CLOCK_GETTIME, time.CLOCK_MONOTONIC, now)),
+    "own_cpu_timer": attempt(lambda: call(TIMER_CREATE, time.CLOCK_PROCESS_CPUTIME_ID, None, ctypes.byref(timer))),
+    "own_cpu_sleep": attempt(lambda: call(CLOCK_NANOSLEEP, cpu_clock(0), 0, (ctypes.c_long * 2)(), None)),
 }
 # what Python, numpy and matplotlib ask of descriptors still works, and OpenBLAS starts its threads
 ordinary = {
@@ -1100,8 +1116,8 @@ print(json.dumps({"others": others, "itself": itself, "ordinary": ordinary, "num
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="system call numbers of x86-64")
 def test_does_the_filter_let_a_sandbox_act_on_itself_only():
     """Where a sandbox runs as the grader's user (the Landlock mode), the filter is all that keeps
-    it from the grader's processes: signals, limits, priorities, affinity and scheduling reach only
-    itself (its pid, or 0), never its parent, a process group or the user's processes; what
+    it from the grader's processes: signals, limits, priorities, affinity, scheduling and CPU clocks
+    reach only itself (its pid, or 0), never its parent, a process group or the user's processes; what
     Python, numpy (with OpenBLAS's threads) and matplotlib need of itself still works."""
     done = subprocess.run(
         [sys.executable, "-c", ATTEMPTS_ON_OTHERS, str(Path(__file__).resolve().parents[2] / "src")],
