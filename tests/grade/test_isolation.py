@@ -507,6 +507,50 @@ def test_is_nothing_of_the_graders_environment_in_a_sandboxs_memory(user):
     assert found == {"zygote": set(), "sandbox": set()}
 
 
+RESIDUE_PROBE = Path(__file__).parents[1] / "fixtures" / "redteam6" / "residue_probe.py"
+
+
+@pytest.mark.skipif(not ROOT, reason="reads another process's memory: needs root")
+@pytest.mark.parametrize("user", MODES)
+def test_is_nothing_of_the_host_or_of_an_earlier_sandbox_in_a_sandboxs_memory(user):
+    """A sandbox starts with a copy of its zygote's memory. What the zygote has read of the host (a
+    file's name in /tmp, a stale scratch folder's, the working folder and name of another process
+    of the grading user) or of a sandbox that has ended (a file it wrote in its scratch folder, the
+    name it gave itself) would reach every later sandbox: a fresh one that has seen no hidden case,
+    or the next student's. None of it is in the memory of the zygote or of the next sandbox, read
+    whole from outside, in every mode (``residue_probe.py`` says how each token is planted)."""
+    folder = _venv_under_tmp(SYSTEM_PYTHON if user != "this_user" else sys.executable)
+    shutil.copy(RESIDUE_PROBE, folder / "residue.py")
+    os.chmod(folder / "residue.py", 0o644)
+    python = str(folder / "venv" / "bin" / "python")
+    as_nobody = user != "this_user"
+    proc = subprocess.Popen(
+        ([python, str(folder / "without_userns.py")] if user.endswith("userns") else [])
+        + [python, str(folder / "residue.py"), str(folder / "src")],
+        cwd=folder,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        user=NOBODY if as_nobody else None,
+        group=NOBODY if as_nobody else None,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        planted = json.loads(proc.stdout.readline())
+        what = {token.encode(): name for name, token in planted["tokens"].items()}
+        found = {who: sorted(what[t] for t in _memory_holds(planted[who], set(what))) for who in ("zygote", "sandbox")}
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+    assert planted["mode"] == EXPECTED_MODE[user]
+    assert found == {"zygote": [], "sandbox": []}
+
+
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="a program of x86-64")
 @pytest.mark.parametrize("user", MODES)
 def test_can_a_submission_start_no_process_and_no_program(user):
