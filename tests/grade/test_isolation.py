@@ -1178,6 +1178,36 @@ def test_does_the_filter_let_a_sandbox_act_on_itself_only():
     assert found["numpy"][0] == 400.0 and found["numpy"][1] >= 2
 
 
+def test_is_a_scratch_folder_removed_whatever_shape_a_sandbox_gave_it(tmp_path):
+    """Without namespaces a sandbox's scratch folder is on the host's disk, and the sandbox shapes
+    it (``deep_scratch_tree``): folders nested deeper than shutil.rmtree recurses or a path can
+    name, a folder it may write in but not list, a link out of it. All of it goes, and nothing the
+    link points to."""
+    from attnlab.grade.sandbox import _remove_tree
+
+    scratch, outside = tmp_path / "scratch", tmp_path / "outside"
+    scratch.mkdir()
+    outside.mkdir()
+    (outside / "kept").write_text("kept")
+    here = os.getcwd()
+    os.chdir(scratch)
+    try:
+        for _ in range(2500):  # 5,000 characters of path below ``scratch``, past PATH_MAX
+            os.mkdir("d")
+            os.chdir("d")
+        Path("bottom").write_bytes(b"x")
+        os.mkdir("unlisted")
+        Path("unlisted/file").write_bytes(b"y")
+        os.chmod("unlisted", 0o300)
+        os.symlink(outside, "out")
+    finally:
+        os.chdir(here)
+    (scratch / "plain").write_text("z")
+    _remove_tree(str(scratch))
+    assert not os.path.lexists(scratch)
+    assert (outside / "kept").read_text() == "kept"
+
+
 def test_are_the_scratch_folders_of_a_killed_zygote_removed_by_the_next():
     """Without namespaces a sandbox's scratch folder is on the host's disk: a zygote killed with its
     worker cannot remove it, so the next zygote does, and ends what still works in it (where no

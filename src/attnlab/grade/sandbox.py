@@ -969,26 +969,48 @@ def _apart(work, *args) -> None:
 
 
 def _remove_tree(path: str) -> None:
-    """Remove ``path`` and everything in it, as ``shutil.rmtree`` does, even the folders a sandbox
-    made for itself to write in but not to list (``mkdir(name, 0o300)``), which rmtree cannot empty:
-    files left in one would outlive the run and fill the disk a little more with every submission."""
-    import shutil
-    import stat
+    """Remove ``path`` and everything in it, whatever shape a sandbox gave it: folders it made to
+    write in but not to list (``mkdir(name, 0o300)``), which ``shutil.rmtree`` cannot empty, and
+    folders nested deeper than rmtree's recursion (it raises RecursionError) or a path's length
+    reach. Files left behind would outlive the run and fill the disk a little more with every
+    submission. Each folder is made listable, and each folder in it moved up into ``path`` itself
+    (so no path is longer than two names), until every one is empty."""
+    import itertools
 
-    shutil.rmtree(path, ignore_errors=True)
-    if not os.path.lexists(path):
+    try:
+        if not os.path.isdir(path) or os.path.islink(path):
+            if os.path.lexists(path):
+                os.unlink(path)
+            return
+    except OSError:
         return
-    folders = [path]
-    while folders:  # every folder beneath made listable and writable by its owner (us, or root)
-        folder = folders.pop()
+    names = itertools.count()
+    found, todo = [path], [path]
+    while todo:
+        folder = todo.pop()
         try:
-            if not stat.S_ISDIR(os.lstat(folder).st_mode):
-                continue
-            os.chmod(folder, 0o700)
-            folders += [entry.path for entry in os.scandir(folder) if entry.is_dir(follow_symlinks=False)]
+            os.chmod(folder, 0o700)  # its owner's, us or root: listable and writable again
+            entries = list(os.scandir(folder))
         except OSError:
             continue
-    shutil.rmtree(path, ignore_errors=True)
+        for entry in entries:
+            try:
+                if not entry.is_dir(follow_symlinks=False):
+                    os.unlink(entry.path)
+                    continue
+                moved = entry.path
+                if folder != path:
+                    moved = next(p for p in (os.path.join(path, f".up-{n}") for n in names) if not os.path.lexists(p))
+                    os.rename(entry.path, moved)
+                found.append(moved)
+                todo.append(moved)
+            except OSError:
+                continue
+    for folder in reversed(found):  # each emptied above; ``path`` last
+        try:
+            os.rmdir(folder)
+        except OSError:
+            pass
 
 
 class _Running:
