@@ -4,11 +4,12 @@ order it gives, and references lent to the callers of a function that fails its 
 import json
 import zipfile
 
+import numpy as np
 import pytest
 
 from attnlab import build, paths, release, testfiles
 from attnlab.grade import calls
-from attnlab.grade.runner import Grader, Limits
+from attnlab.grade.runner import Grader, Lent, Limits
 from attnlab.grade.session import Zygote
 
 import bug_corpus
@@ -104,6 +105,27 @@ def test_has_every_function_that_another_calls_a_reference_to_lend(test_files):
     called = {c for tf in test_files for c in calls.reach(tf.name, graph) if c in graded}
     assert called == {"softmax", "scaled_dot_product_attention", "sinusoidal_pe", "permutation_matrix"}
     assert all(graded[c].reference is not None for c in called)
+
+
+def test_does_a_lent_reference_share_no_cache_with_the_tests(test_files, monkeypatch):
+    """A reference lent to the student's code runs on whatever that code passes it. The oracle keeps
+    the values its tests compute (one memo for every test and every student a worker grades), and an
+    answer from it comes back hundreds of times sooner: the student's code could time which inputs
+    the hidden cases, an earlier sandbox or an earlier student asked for, and leave marks there for
+    a later one. A lent reference neither reads that memo nor fills it."""
+    from attnlab_oracle import memo
+
+    touched = []
+    copy = memo._copy
+    monkeypatch.setattr(memo, "_copy", lambda value: touched.append(1) or copy(value))
+    softmax = next(tf for tf in test_files if tf.name == "softmax").reference
+    asked, fresh = np.random.default_rng(7).normal(size=(2, 6, 5))
+    expected = softmax(asked)  # the tests' own call: kept
+    assert touched
+    touched.clear()
+    lent = Lent(softmax, 10.0)
+    assert np.array_equal(lent(asked), expected) and lent(fresh).shape == fresh.shape
+    assert touched == []
 
 
 def test_do_the_public_tests_leave_the_reference_out():

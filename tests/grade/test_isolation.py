@@ -507,6 +507,50 @@ def test_is_nothing_of_the_graders_environment_in_a_sandboxs_memory(user):
     assert found == {"zygote": set(), "sandbox": set()}
 
 
+RESIDUE_PROBE = Path(__file__).parents[1] / "fixtures" / "redteam6" / "residue_probe.py"
+
+
+@pytest.mark.skipif(not ROOT, reason="reads another process's memory: needs root")
+@pytest.mark.parametrize("user", MODES)
+def test_is_nothing_of_the_host_or_of_an_earlier_sandbox_in_a_sandboxs_memory(user):
+    """A sandbox starts with a copy of its zygote's memory. What the zygote has read of the host (a
+    file's name in /tmp, a stale scratch folder's, the working folder and name of another process
+    of the grading user) or of a sandbox that has ended (a file it wrote in its scratch folder, the
+    name it gave itself) would reach every later sandbox: a fresh one that has seen no hidden case,
+    or the next student's. None of it is in the memory of the zygote or of the next sandbox, read
+    whole from outside, in every mode (``residue_probe.py`` says how each token is planted)."""
+    folder = _venv_under_tmp(SYSTEM_PYTHON if user != "this_user" else sys.executable)
+    shutil.copy(RESIDUE_PROBE, folder / "residue.py")
+    os.chmod(folder / "residue.py", 0o644)
+    python = str(folder / "venv" / "bin" / "python")
+    as_nobody = user != "this_user"
+    proc = subprocess.Popen(
+        ([python, str(folder / "without_userns.py")] if user.endswith("userns") else [])
+        + [python, str(folder / "residue.py"), str(folder / "src")],
+        cwd=folder,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        user=NOBODY if as_nobody else None,
+        group=NOBODY if as_nobody else None,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        planted = json.loads(proc.stdout.readline())
+        what = {token.encode(): name for name, token in planted["tokens"].items()}
+        found = {who: sorted(what[t] for t in _memory_holds(planted[who], set(what))) for who in ("zygote", "sandbox")}
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+    assert planted["mode"] == EXPECTED_MODE[user]
+    assert found == {"zygote": [], "sandbox": []}
+
+
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="a program of x86-64")
 @pytest.mark.parametrize("user", MODES)
 def test_can_a_submission_start_no_process_and_no_program(user):
@@ -1012,7 +1056,7 @@ def test_does_landlock_confine_a_sandbox_where_user_namespaces_are_refused(user)
 
 
 ATTEMPTS_ON_OTHERS = """
-import ctypes, errno, fcntl, json, os, resource, signal, socket, struct, sys, threading
+import ctypes, errno, fcntl, json, os, resource, signal, socket, struct, sys, threading, time
 sys.path.insert(0, sys.argv[1])
 from attnlab.grade import jail, syscalls
 os.setsid()  # as a sandbox does: its process group is its own
@@ -1035,6 +1079,10 @@ def call(number, *args):
         raise OSError(ctypes.get_errno(), "")
 NOFILE = resource.RLIMIT_NOFILE
 IOPRIO_GET, ROBUST_LIST = 252, 274  # x86-64
+TIMER_CREATE, CLOCK_GETTIME, CLOCK_GETRES, CLOCK_NANOSLEEP = 222, 228, 229, 230  # x86-64
+def cpu_clock(pid):  # a process's CPU clock (CPUCLOCK_SCHED), as clock_getcpuclockid makes it
+    return ctypes.c_int(((~pid) << 3) | 2)
+now, timer = (ctypes.c_long * 2)(), ctypes.c_void_p()
 # the parent runs as the same user: each change, if it went through, sets what is there already
 others = {
     "parent": attempt(lambda: os.kill(parent, 0)),
@@ -1059,6 +1107,11 @@ others = {
     "parent_pgid": attempt(lambda: os.getpgid(parent)),
     "parent_session": attempt(lambda: os.getsid(parent)),
     "parent_robust_list": attempt(lambda: call(ROBUST_LIST, parent, ctypes.byref(ctypes.c_void_p()), ctypes.byref(ctypes.c_size_t()))),
+    # its CPU time to the nanosecond: read, timed, slept on
+    "parent_cpu_clock": attempt(lambda: call(CLOCK_GETTIME, cpu_clock(parent), now)),
+    "parent_cpu_clock_resolution": attempt(lambda: call(CLOCK_GETRES, cpu_clock(parent), now)),
+    "parent_cpu_timer": attempt(lambda: call(TIMER_CREATE, cpu_clock(parent), None, ctypes.byref(timer))),
+    "parent_cpu_sleep": attempt(lambda: call(CLOCK_NANOSLEEP, cpu_clock(parent), 0, (ctypes.c_long * 2)(), None)),
 }
 itself = {
     "itself": attempt(lambda: os.kill(os.getpid(), 0)),
@@ -1072,6 +1125,13 @@ itself = {
     "own_scheduler": attempt(lambda: os.sched_getscheduler(0) and None),
     "own_io_priority": attempt(lambda: call(IOPRIO_GET, 1, 0)),
     "own_pgid": attempt(lambda: os.getpgid(0) and None),
+    "own_cpu_clock": attempt(lambda: call(CLOCK_GETTIME, cpu_clock(os.getpid()), now)),
+    "callers_cpu_clock": attempt(lambda: call(CLOCK_GETTIME, cpu_clock(0), now)),
+    "own_thread_cpu_clock": attempt(lambda: time.clock_gettime(time.pthread_getcpuclockid(threading.get_ident())) and None),
+    "process_time": attempt(lambda: time.process_time() and None),
+    "monotonic_clock": attempt(lambda: call(CLOCK_GETTIME, time.CLOCK_MONOTONIC, now)),
+    "own_cpu_timer": attempt(lambda: call(TIMER_CREATE, time.CLOCK_PROCESS_CPUTIME_ID, None, ctypes.byref(timer))),
+    "own_cpu_sleep": attempt(lambda: call(CLOCK_NANOSLEEP, cpu_clock(0), 0, (ctypes.c_long * 2)(), None)),
 }
 # what Python, numpy and matplotlib ask of descriptors still works, and OpenBLAS starts its threads
 ordinary = {
@@ -1100,8 +1160,8 @@ print(json.dumps({"others": others, "itself": itself, "ordinary": ordinary, "num
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="system call numbers of x86-64")
 def test_does_the_filter_let_a_sandbox_act_on_itself_only():
     """Where a sandbox runs as the grader's user (the Landlock mode), the filter is all that keeps
-    it from the grader's processes: signals, limits, priorities, affinity and scheduling reach only
-    itself (its pid, or 0), never its parent, a process group or the user's processes; what
+    it from the grader's processes: signals, limits, priorities, affinity, scheduling and CPU clocks
+    reach only itself (its pid, or 0), never its parent, a process group or the user's processes; what
     Python, numpy (with OpenBLAS's threads) and matplotlib need of itself still works."""
     done = subprocess.run(
         [sys.executable, "-c", ATTEMPTS_ON_OTHERS, str(Path(__file__).resolve().parents[2] / "src")],
@@ -1116,6 +1176,36 @@ def test_does_the_filter_let_a_sandbox_act_on_itself_only():
     assert found["itself"] == dict.fromkeys(found["itself"], 0)
     assert found["ordinary"] == dict.fromkeys(("flags", "dup", "inheritable", "lock", "isatty", "terminal_size"), 0)
     assert found["numpy"][0] == 400.0 and found["numpy"][1] >= 2
+
+
+def test_is_a_scratch_folder_removed_whatever_shape_a_sandbox_gave_it(tmp_path):
+    """Without namespaces a sandbox's scratch folder is on the host's disk, and the sandbox shapes
+    it (``deep_scratch_tree``): folders nested deeper than shutil.rmtree recurses or a path can
+    name, a folder it may write in but not list, a link out of it. All of it goes, and nothing the
+    link points to."""
+    from attnlab.grade.sandbox import _remove_tree
+
+    scratch, outside = tmp_path / "scratch", tmp_path / "outside"
+    scratch.mkdir()
+    outside.mkdir()
+    (outside / "kept").write_text("kept")
+    here = os.getcwd()
+    os.chdir(scratch)
+    try:
+        for _ in range(2500):  # 5,000 characters of path below ``scratch``, past PATH_MAX
+            os.mkdir("d")
+            os.chdir("d")
+        Path("bottom").write_bytes(b"x")
+        os.mkdir("unlisted")
+        Path("unlisted/file").write_bytes(b"y")
+        os.chmod("unlisted", 0o300)
+        os.symlink(outside, "out")
+    finally:
+        os.chdir(here)
+    (scratch / "plain").write_text("z")
+    _remove_tree(str(scratch))
+    assert not os.path.lexists(scratch)
+    assert (outside / "kept").read_text() == "kept"
 
 
 def test_are_the_scratch_folders_of_a_killed_zygote_removed_by_the_next():

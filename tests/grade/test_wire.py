@@ -89,6 +89,32 @@ def test_is_deep_nesting_refused():
         wire.encode(value)
 
 
+def _dict_of(keys) -> bytes:
+    """A dict's encoding with ``keys`` (each mapped to None), made by hand: building it would take
+    as long as decoding it."""
+    out = [wire._TAG_U32.pack(b"d", len(keys))]
+    for key in keys:
+        wire._enc(key, out, 1, None)
+        out.append(b"N")
+    return b"".join(out)
+
+
+def test_is_a_dict_whose_keys_hash_alike_refused():
+    """Integers, floats and tuples hash the same in every process, so a sandbox can choose keys that
+    all collide: decoding 20,000 of them would probe 200 million slots. Refused; a dict of as many
+    keys that do not collide, and of strings, reads as sent."""
+    collide = [i * (2**61 - 1) for i in range(1, 20_001)]
+    assert len({hash(k) for k in collide}) == 1
+    with pytest.raises(wire.WireError):
+        wire.decode(_dict_of(collide))
+    with pytest.raises(wire.WireError):
+        wire.decode(_dict_of([(k,) for k in collide]))
+    plain = list(range(20_000)) + [0.5 * i for i in range(1, 100)] + [(1, 2), None, True, "a"]
+    assert wire.decode(_dict_of(plain)) == dict.fromkeys(plain)
+    words = [f"w{i}" for i in range(20_000)]
+    assert wire.decode(wire.encode(dict.fromkeys(words))) == dict.fromkeys(words)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from([b"q", b"o", b"e", b"c", b"x"]), st.binary(max_size=48))
 def test_does_any_message_read_or_raise_wire_error(kind, rest):

@@ -476,14 +476,40 @@ def _write_optional(path: str, value: str) -> None:
 
 
 def _mounts() -> list[tuple[str, str, str]]:
-    """(mount point, file system type, super options) of every mount."""
+    """(mount point, file system type, super options) of every cgroup mount. The table names every
+    mount of the host, and a sandbox starts with a copy of the zygote's memory: it is read into one
+    buffer, wiped afterwards, and only the cgroup mounts leave it."""
+    size = 1 << 16
+    while True:
+        buf = bytearray(size)
+        fd = os.open("/proc/self/mountinfo", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            n, view = 0, memoryview(buf)
+            while n < size and (got := os.readv(fd, [view[n:]])):
+                n += got
+        finally:
+            os.close(fd)
+        try:
+            if n < size:
+                return _cgroup_mounts(buf, n)
+        finally:
+            buf[:n] = bytes(n)
+            view.release()
+        size *= 4  # (a table that filled the buffer: read again, whole)
+
+
+def _cgroup_mounts(buf: bytearray, n: int) -> list[tuple[str, str, str]]:
     out = []
-    with open("/proc/self/mountinfo") as f:
-        for line in f:
-            left, _, right = line.partition(" - ")
-            fields, rest = left.split(), right.split()
-            if len(fields) >= 5 and len(rest) >= 3:
-                out.append((fields[4].replace("\\040", " "), rest[0], rest[2]))
+    start = 0
+    while start < n:
+        end = buf.find(b"\n", start, n)
+        end = n if end < 0 else end
+        split = buf.find(b" - ", start, end)
+        if split >= 0 and buf.startswith(b"cgroup", split + 3):
+            fields, rest = buf[start:split].split(), buf[split + 3 : end].split()
+            if len(fields) >= 5 and len(rest) >= 3 and rest[0] in (b"cgroup", b"cgroup2"):
+                out.append((fields[4].decode().replace("\\040", " "), rest[0].decode(), rest[2].decode()))
+        start = end + 1
     return out
 
 
@@ -541,6 +567,34 @@ def _v2_base() -> str | None:
 # ---- processes --------------------------------------------------------------------------------
 
 
+# Every process of the machine shows here, and a sandbox names its own (prctl's PR_SET_NAME): what
+# is read of them must go where no sandbox finds it later. A sandbox is forked from the zygote, which
+# reads these after each sandbox it ends, and counts them itself before it confines itself; so a
+# status file is read into one buffer, wiped after each read, and only the numbers asked for leave it.
+_STATUS = bytearray(8192)
+
+
+def _status(pid: str, keys: tuple[bytes, ...]) -> list[bytes]:
+    """The first word of each of ``keys``' lines in /proc/``pid``/status (OSError, or ValueError
+    where one is missing)."""
+    fd = os.open(f"/proc/{pid}/status", os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        n = os.readv(fd, [_STATUS])
+    finally:
+        os.close(fd)
+    try:
+        words = []
+        for key in keys:
+            at = _STATUS.find(b"\n" + key + b":", 0, n)
+            if at < 0:
+                raise ValueError(f"no {key!r}")
+            start = at + len(key) + 2
+            words.append(bytes(_STATUS[start : _STATUS.find(b"\n", start, n)].split()[0]))
+        return words
+    finally:
+        _STATUS[:n] = bytes(n)
+
+
 def _procs() -> list[tuple[int, int, int, str]]:
     """(pid, ppid, real uid, state) of every live process."""
     out: list[tuple[int, int, int, str]] = []
@@ -550,12 +604,9 @@ def _procs() -> list[tuple[int, int, int, str]]:
         if not name.isdigit():
             continue
         try:
-            with open(f"/proc/{name}/status") as f:
-                fields = dict(line.split(":", 1) for line in f if ":" in line)
-            out.append(
-                (int(name), int(fields["PPid"].split()[0]), int(fields["Uid"].split()[0]), fields["State"].split()[0])
-            )
-        except (OSError, KeyError, ValueError, IndexError):
+            ppid, uid, state = _status(name, (b"PPid", b"Uid", b"State"))
+            out.append((int(name), int(ppid), int(uid), state.decode()))
+        except (OSError, ValueError, IndexError):
             continue
     return out
 
@@ -565,11 +616,10 @@ def tasks_of(uid: int) -> int:
     count = 0
     for name in filter(str.isdigit, os.listdir("/proc")):
         try:
-            with open(f"/proc/{name}/status") as f:
-                fields = dict(line.split(":", 1) for line in f if ":" in line)
-            if int(fields["Uid"].split()[0]) == uid:
-                count += int(fields["Threads"])
-        except (OSError, KeyError, ValueError, IndexError):
+            owner, threads = _status(name, (b"Uid", b"Threads"))
+            if int(owner) == uid:
+                count += int(threads)
+        except (OSError, ValueError, IndexError):
             continue
     return count
 

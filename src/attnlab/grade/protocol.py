@@ -179,7 +179,7 @@ LIMITS = {
     "processes": "64 per sandbox (cgroup pids, or RLIMIT_NPROC for its own user id; under Landlock, its "
     "user's processes at its start plus 64)",
     "output": "stdout and stderr drained continuously; the first 64 KiB kept for the instructor",
-    "frame": "64 MiB per message; 1,000,000 items; depth 64",
+    "frame": "64 MiB per message; 1,000,000 items; depth 64; at most 8 keys of a dict with one hash",
 }
 
 

@@ -31,6 +31,7 @@ so that one fresh sandbox serves a round instead of one per question.
 
 from __future__ import annotations
 
+import inspect
 import sys
 import time
 from pathlib import Path
@@ -585,12 +586,16 @@ def lent_note(lent: tuple[str, ...]) -> str:
 class Lent:
     """A reference function lent for one case. It runs here, in the worker, on what the student's
     code passes it, so it refuses inputs that would keep the worker busy: more than ``MAX_ITEMS``
-    numbers in one call, or more than ``seconds`` of calls in all."""
+    numbers in one call, or more than ``seconds`` of calls in all. It is lent unwrapped (what a
+    decorator made with ``functools.wraps`` wraps): a cache around it (the oracle keeps the values
+    its tests compute, for every student the worker grades) would answer the inputs the tests or an
+    earlier sandbox asked for hundreds of times sooner, so the student's code could time which
+    inputs those were, and leave marks in it for a later sandbox or student to time."""
 
     MAX_ITEMS = 100_000
 
     def __init__(self, fn: Any, seconds: float):
-        self.fn, self.left = fn, seconds
+        self.fn, self.left = inspect.unwrap(fn), seconds
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         import numpy as np

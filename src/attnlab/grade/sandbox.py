@@ -539,12 +539,7 @@ def _outer(
         os.closerange(0, low)
         os.closerange(low + 1, high)
         os.closerange(high + 1, 65536)
-        while True:
-            try:
-                _, status = os.waitpid(pid, 0)
-                break
-            except InterruptedError:
-                continue
+        status = _watch(pid, None if mode in NAMESPACES else work, config["scratch_mb"] << 20)
         code = 128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
         # the PID namespace is empty once its first process is reaped: the zygote need not wait
         # for this process's own exit
@@ -556,6 +551,30 @@ def _outer(
     except BaseException:  # noqa: BLE001 - a sandbox that cannot isolate itself must not run
         os.write(out_fd, traceback.format_exc().encode()[-4000:])
         os._exit(70)
+
+
+def _watch(pid: int, scratch: str | None, limit: int) -> int:
+    """Wait for the sandbox ``pid`` to end (its wait status), ending it first if its ``scratch``
+    folder (a folder of the host's /tmp, without namespaces) holds more than ``limit`` bytes, which
+    a namespace sandbox's private /tmp would not: it would fill the host's disk otherwise. Done here,
+    in the process that lives and dies with that sandbox: what the folder holds (names the
+    submission chose) never enters the zygote, whose memory every later sandbox starts with."""
+    try:
+        ended = [os.pidfd_open(pid)] if scratch is not None else []  # readable once it has exited
+    except (AttributeError, OSError):  # (macOS, Linux before 5.3: looked at every SCRATCH_CHECK_S)
+        ended = []
+    while True:
+        try:
+            done, status = os.waitpid(pid, 0 if scratch is None else os.WNOHANG)
+        except InterruptedError:
+            continue
+        if done:
+            return status
+        if scratch is not None and _scratch_over(scratch, limit):
+            os.kill(pid, 9)  # SIGKILL: its worker sees it killed, as by its memory limit
+            scratch = None
+        else:
+            select.select(ended, [], [], SCRATCH_CHECK_S)
 
 
 def run_sandbox(chan_fd: int, out_fd: int, alive_fd: int, config: dict, mode: str, work: str, stage: str) -> None:
@@ -735,18 +754,6 @@ class Zygote:
             os.close(go_w)
             os.waitpid(pid, 0)
         return self.template is not None
-
-    def bound_scratch(self) -> None:
-        """End every sandbox whose scratch folder (a folder of the host's /tmp, without namespaces)
-        holds more than a namespace sandbox's private /tmp may: it would fill the host's disk
-        otherwise. Its worker sees it killed, as by its memory limit."""
-        limit = self.config["scratch_mb"] << 20
-        for pid, running in list(self.running.items()):
-            if running.scratch is not None and _scratch_over(running.scratch, limit):
-                try:
-                    os.kill(pid, 9)  # SIGKILL (a child of this subreaper until reaped: the pid is its own)
-                except OSError:
-                    pass
 
     def scratch(self) -> str:
         """A fresh folder for one sandbox without namespaces, named at random inside ``base``: no
@@ -931,7 +938,7 @@ class Zygote:
             else:
                 cgroup.remove()
         if scratch is not None:
-            _remove_tree(scratch)
+            _apart(_remove_tree, scratch)  # (its listing holds names the submission chose)
 
     def close(self) -> None:
         """Remove the cgroups kept for sandboxes that will not come."""
@@ -940,27 +947,70 @@ class Zygote:
         self.cgroups = []
 
 
-def _remove_tree(path: str) -> None:
-    """Remove ``path`` and everything in it, as ``shutil.rmtree`` does, even the folders a sandbox
-    made for itself to write in but not to list (``mkdir(name, 0o300)``), which rmtree cannot empty:
-    files left in one would outlive the run and fill the disk a little more with every submission."""
-    import shutil
-    import stat
-
-    shutil.rmtree(path, ignore_errors=True)
-    if not os.path.lexists(path):
-        return
-    folders = [path]
-    while folders:  # every folder beneath made listable and writable by its owner (us, or root)
-        folder = folders.pop()
+def _apart(work, *args) -> None:
+    """``work(*args)`` in a child process that ends with it. For whatever reads the host or what a
+    sandbox wrote (file names in /tmp or in a scratch folder, other processes' working folders):
+    what a process reads stays in its memory, and every sandbox the zygote forks later starts with
+    a copy of the zygote's."""
+    pid = os.fork()
+    if pid == 0:
         try:
-            if not stat.S_ISDIR(os.lstat(folder).st_mode):
-                continue
-            os.chmod(folder, 0o700)
-            folders += [entry.path for entry in os.scandir(folder) if entry.is_dir(follow_symlinks=False)]
+            work(*args)
+        finally:
+            os._exit(0)
+    while True:
+        try:
+            os.waitpid(pid, 0)
+            return
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            return
+
+
+def _remove_tree(path: str) -> None:
+    """Remove ``path`` and everything in it, whatever shape a sandbox gave it: folders it made to
+    write in but not to list (``mkdir(name, 0o300)``), which ``shutil.rmtree`` cannot empty, and
+    folders nested deeper than rmtree's recursion (it raises RecursionError) or a path's length
+    reach. Files left behind would outlive the run and fill the disk a little more with every
+    submission. Each folder is made listable, and each folder in it moved up into ``path`` itself
+    (so no path is longer than two names), until every one is empty."""
+    import itertools
+
+    try:
+        if not os.path.isdir(path) or os.path.islink(path):
+            if os.path.lexists(path):
+                os.unlink(path)
+            return
+    except OSError:
+        return
+    names = itertools.count()
+    found, todo = [path], [path]
+    while todo:
+        folder = todo.pop()
+        try:
+            os.chmod(folder, 0o700)  # its owner's, us or root: listable and writable again
+            entries = list(os.scandir(folder))
         except OSError:
             continue
-    shutil.rmtree(path, ignore_errors=True)
+        for entry in entries:
+            try:
+                if not entry.is_dir(follow_symlinks=False):
+                    os.unlink(entry.path)
+                    continue
+                moved = entry.path
+                if folder != path:
+                    moved = next(p for p in (os.path.join(path, f".up-{n}") for n in names) if not os.path.lexists(p))
+                    os.rename(entry.path, moved)
+                found.append(moved)
+                todo.append(moved)
+            except OSError:
+                continue
+    for folder in reversed(found):  # each emptied above; ``path`` last
+        try:
+            os.rmdir(folder)
+        except OSError:
+            pass
 
 
 class _Running:
@@ -1232,7 +1282,7 @@ def main(config: dict) -> None:
     modes = (["root"] if isolate and os.geteuid() == 0 else []) + (["userns"] if isolate else [])
     if isolate and landlock.abi() >= landlock.MIN_ABI:  # an older Landlock would not keep files whole
         modes.append("landlock")
-    _remove_stale_scratch()
+    _apart(_remove_stale_scratch)  # (it lists /tmp and reads where the user's processes work)
     _freeze()  # what the set-up made (the allow-list view) too
     if config.get("cpu") is not None and cores is not None:
         # before the first fork (the template's, the trial's): every sandbox shares its worker's
@@ -1260,9 +1310,6 @@ def main(config: dict) -> None:
             jail.sweep(uid=config["uid"], reaped={})  # whatever an earlier run left behind
     ctl.sendall(wire.encode(("ready", zygote.mode, isolation(zygote.mode, config), strongest or zygote.mode)))
     while True:
-        if zygote.running and not select.select([ctl], [], [], SCRATCH_CHECK_S)[0]:
-            zygote.bound_scratch()  # between the worker's messages, while its sandboxes run
-            continue
         try:
             data, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 4)
         except OSError:

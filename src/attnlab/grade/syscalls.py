@@ -79,7 +79,7 @@ ALLOWED = (
     "signalfd", "signalfd4", "timerfd_create", "timerfd_settime", "timerfd_gettime",  # its own signals, timers
     "futex", "futex_waitv",  # words in its own memory (or memory it shares on purpose)
     "set_robust_list", "set_tid_address", "rseq",  # the calling thread's own bookkeeping
-    "nanosleep", "clock_nanosleep", "pause", "restart_syscall", "sched_yield",  # waits for itself
+    "nanosleep", "pause", "restart_syscall", "sched_yield",  # waits for itself (clock_nanosleep: ``CLOCKS``)
     "brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "msync",  # its own memory
     "mlock", "mlock2", "munlock", "mlockall", "munlockall",  # its own memory, within RLIMIT_MEMLOCK
     "membarrier", "pkey_alloc", "pkey_free", "pkey_mprotect", "remap_file_pages",  # its own memory
@@ -100,9 +100,9 @@ ALLOWED = (
     "getrlimit", "ugetrlimit", "setrlimit",  # its own limits (raising a hard one needs a capability)
     "getrusage", "times",  # its own (or its children's: none) use of resources
     "getcpu", "sched_get_priority_max", "sched_get_priority_min",  # no process named
-    "clock_gettime", "clock_getres", "gettimeofday", "time",  # clocks
+    "gettimeofday", "time",  # clocks (those that take a clock id: ``CLOCKS``)
     "getitimer", "setitimer", "alarm",  # its own timers
-    "timer_create", "timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete",  # own thread group
+    "timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete",  # own thread group's timers
     "socketpair",  # a pair of sockets, each reaching the other only
     "getsockname", "getpeername", "getsockopt", "setsockopt", "shutdown",  # its own sockets
     "send", "recv", "recvfrom", "recvmsg", "recvmmsg",  # its own sockets (sendto: with no address)
@@ -143,6 +143,21 @@ ON_ITSELF = {
     "getsid": _SELF,
     "setpgid": (((0, 0), (1, 0)), ((0, 0), (1, OWN)), ((0, OWN), (1, 0)), ((0, OWN), (1, OWN))),
 }
+
+# A clock id names a clock of the machine (CLOCK_REALTIME, CLOCK_MONOTONIC, ...: 0 and up), a thread's
+# CPU clock (negative, bit 2 set: the kernel takes only the caller's own threads') or a process's
+# CPU clock, ((~pid) << 3) | kind, which the kernel lets anyone read, time and sleep on, whatever
+# the process: the worker's CPU time to the nanosecond would be a timing oracle on all it does. So
+# these calls take a process's clock only for the caller (pid 0) or itself (``CLOCK_OF_OWN``).
+CLOCKS = (
+    "clock_gettime", "clock_getres", "clock_nanosleep", "timer_create",
+    "clock_gettime64", "clock_getres_time64", "clock_nanosleep_time64",  # (32-bit architectures)
+)  # fmt: skip
+CLOCK_OF_OWN = (~(OWN & 0x3FFFFF) << 3) & 0xFFFFFFFF  # the pid part of its CPU clocks (``_clock_of``)
+_CLOCK_PID = 0xFFFFFFF8  # the pid part of a clock id
+_MACHINE_CLOCK = ((0, 0x80000000, 0),)  # (argument, mask, value): not negative
+_THREAD_CLOCK = ((0, 0x80000004, 0x80000004),)
+_PROCESS_CLOCKS = (((0, _CLOCK_PID, _CLOCK_PID),), ((0, _CLOCK_PID, CLOCK_OF_OWN),))  # pid 0, its own pid
 
 SOCKET_FAMILIES = (1, 2, 10, 16)  # AF_UNIX, AF_INET, AF_INET6, AF_NETLINK
 # Without namespaces (Landlock or nothing) a sandbox shares the host's network, IPC and files with
@@ -193,6 +208,13 @@ _JEQ = 0x15  # BPF_JMP | BPF_JEQ | BPF_K: jump if the accumulator equals k
 
 
 SONAMES = ("libseccomp.so.2",)  # the library's name since 2012 (Linux only)
+
+
+def _clock_of(pid: int) -> int:
+    """The pid part of the clock ids of process ``pid``'s CPU clocks. A pid is below 2**22
+    (pid_max's ceiling): only those bits count, so that the placeholders' (``OWN``'s) look like a
+    real pid's to libseccomp, which lays out a program by the values it compares."""
+    return (~(pid & 0x3FFFFF) << 3) & _LOW32
 
 
 class _ArgCmp(ctypes.Structure):
@@ -248,7 +270,7 @@ def compile_filter(*, own: int, shared_host: bool = False) -> bytes | None:
         for syscall in ALLOWED:
             if not (shared_host and syscall in SHARED_HOST):
                 allow(syscall)
-        values = {OWN: own, GROUP: -own & _LOW32}
+        values = {OWN: own, GROUP: -own & _LOW32, CLOCK_OF_OWN: _clock_of(own)}
         for syscall, alternatives in ON_ITSELF.items():
             for alternative in alternatives:
                 allow(syscall, *((arg, _CMP_MASKED_EQ, _LOW32, values.get(v, v)) for arg, v in alternative))
@@ -257,6 +279,9 @@ def compile_filter(*, own: int, shared_host: bool = False) -> bytes | None:
             allow("fcntl64", (1, _CMP_EQ, command, 0))
         for command in IOCTL_COMMANDS:
             allow("ioctl", (1, _CMP_MASKED_EQ, _LOW32, command))
+        for syscall in CLOCKS:
+            for form in (_MACHINE_CLOCK, _THREAD_CLOCK, *_PROCESS_CLOCKS):
+                allow(syscall, *((arg, _CMP_MASKED_EQ, mask, values.get(v, v)) for arg, mask, v in form))
         allow("sendto", (4, _CMP_EQ, 0, 0))  # to the socket's peer: no address
         for advice in MADVISE_ADVICE:
             allow("madvise", (2, _CMP_MASKED_EQ, _LOW32, advice))
@@ -278,10 +303,10 @@ def compile_filter(*, own: int, shared_host: bool = False) -> bytes | None:
 class Template:
     """The allow-list compiled once, with ``OWN`` where a sandbox's pid goes: ``bake`` puts it in
     after the fork, in microseconds instead of a compilation's milliseconds. ``slots``: the
-    instructions whose constant is the pid (False) or its group (True); None where the program's
+    instructions whose constant is the pid (0), its group (1) or its clocks' pid part (2); None where the program's
     shape depends on the pid's value (then each sandbox compiles its own)."""
 
-    def __init__(self, program: bytes, slots: list[tuple[int, bool]] | None, shared_host: bool):
+    def __init__(self, program: bytes, slots: list[tuple[int, int]] | None, shared_host: bool):
         self.program, self.slots, self.shared_host = program, slots, shared_host
 
     def bake(self, pid: int) -> bytes:
@@ -290,9 +315,10 @@ class Template:
             assert program is not None  # the template was compiled with the same library
             return program
         out = bytearray(self.program)
-        for index, group in self.slots:
+        values = (pid, -pid & _LOW32, _clock_of(pid))
+        for index, kind in self.slots:
             code, jt, jf, _ = _INSN.unpack_from(out, index * _INSN.size)
-            _INSN.pack_into(out, index * _INSN.size, code, jt, jf, -pid & _LOW32 if group else pid)
+            _INSN.pack_into(out, index * _INSN.size, code, jt, jf, values[kind])
         return bytes(out)
 
 
@@ -305,16 +331,18 @@ def template(*, shared_host: bool = False) -> Template | None:
     second = compile_filter(own=other, shared_host=shared_host)
     if first is None or second is None:
         return None
-    slots: list[tuple[int, bool]] = []
+    slots: list[tuple[int, int]] = []
     same_shape = len(first) == len(second)
+    # what each kind of slot holds (``Template.bake``'s order): the pid, its group, its clocks' pid part
+    kinds = ((OWN, other), (GROUP, -other & _LOW32), (CLOCK_OF_OWN, _clock_of(other)))
     for index, (a, b) in enumerate(zip(_INSN.iter_unpack(first), _INSN.iter_unpack(second))):
         if not same_shape:
             break
         if a == b:
             continue
         # an equality test alone means the same whatever its constant
-        if a[:3] != b[:3] or a[0] != _JEQ or (a[3], b[3]) not in ((OWN, other), (GROUP, -other & _LOW32)):
+        if a[:3] != b[:3] or a[0] != _JEQ or (a[3], b[3]) not in kinds:
             same_shape = False
             break
-        slots.append((index, a[3] == GROUP))
+        slots.append((index, kinds.index((a[3], b[3]))))
     return Template(first, slots if same_shape else None, shared_host)

@@ -69,6 +69,7 @@ def standard_base(e: BaseException) -> str:
 MAX_DEPTH = 64
 MAX_ITEMS = 1_000_000
 MAX_INT_DIGITS = 4000
+MAX_ALIKE_KEYS = 8  # keys of one dict with the same hash (equal numbers, or chosen to collide)
 DTYPES = frozenset(
     np.dtype(t).str
     for t in (
@@ -463,10 +464,21 @@ def _r_dict(buf: bytes, pos: int, depth: int, items: list) -> tuple[dict, int]:
     out = {}
     n = _count(buf, pos, depth, items)
     pos += 4
+    # keys that hash alike make each insertion probe every one before it (quadratic, under no
+    # deadline); a str's hash is keyed at random per process, but the hashes of numbers and tuples
+    # are not, so the sender could choose them: past a few of one hash, the dict is refused
+    alike: dict[int, int] = {}
     for _ in range(n):
         key, pos = _value(buf, pos, depth + 1, items)
-        if not isinstance(key, (str, int, float, bool, type(None), tuple)):
-            raise WireError("invalid dict key")
+        if type(key) is not str:
+            if not isinstance(key, (int, float, bool, type(None), tuple)):
+                raise WireError("invalid dict key")
+            try:
+                same = alike[hash(key)] = alike.get(hash(key), 0) + 1
+            except TypeError as e:
+                raise WireError("invalid dict key") from e
+            if same > MAX_ALIKE_KEYS:
+                raise WireError("dict keys that hash alike")
         value, pos = _value(buf, pos, depth + 1, items)
         try:
             out[key] = value
