@@ -163,3 +163,26 @@ def test_canvas_leaves_out_the_finely_toleranced_weight(written, moodle):
     names = [q.findtext("name/text") for q in moodle.iter("question")]
     assert any(n.startswith("weight-21:") for n in names)
     assert not re.search(r"^pe-dim0:", "\n".join(names), re.M)
+
+
+def test_does_canvas_leave_out_an_item_worth_points_text2qti_refuses(tmp_path):
+    """An item worth 1.25 points (text2qti takes whole and half points only): is it left out of the
+    Canvas export with the reason said, and carried by Moodle at 1.25, rather than the build ending
+    in text2qti's error?"""
+    import shutil
+
+    from attnlab import paths
+
+    bank = shutil.copytree(paths.quiz_dir(), tmp_path / "quiz")
+    source = bank / "4_theory.yaml"
+    text = source.read_text()
+    worth_one = 'which method is it? (a penalty on the scores)"\n  points: 1\n'
+    assert worth_one in text
+    source.write_text(text.replace(worth_one, worth_one.replace("points: 1", "points: 1.25")))
+    canvas, _, moodle, readme = main(out=tmp_path / "out", folder=bank)
+    assert "a penalty on the scores" not in canvas.read_text()
+    grades = {
+        q.findtext("name/text").split(":")[0]: q.findtext("defaultgrade") for q in ET.parse(moodle).iter("question")
+    }
+    assert grades["th-alibi"] == "1.25"
+    assert "th-alibi (worth 1.25 points)" in readme.read_text() and "half points" in readme.read_text()

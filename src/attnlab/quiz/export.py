@@ -75,8 +75,18 @@ def readme_text(items: list[Item]) -> str:
 
 
 def _canvas_can_carry(item: Item) -> bool:
-    # text2qti refuses an item worth 0 points (a practice item, by default)
-    return item.points > 0 and KINDS[item.type].canvas(item, _canvas) is not None
+    return not _canvas_refusal(item)
+
+
+def _canvas_refusal(item: Item) -> str:
+    """Why text2qti cannot carry ``item`` ('' when it can): "worthless" (0 points, a practice item by
+    default), "points" (text2qti takes whole and half points only) or "tolerance" (the item's kind
+    says no, for a numeric tolerance finer than text2qti writes)."""
+    if item.points <= 0:
+        return "worthless"
+    if (item.points * 2) % 1:
+        return "points"
+    return "tolerance" if KINDS[item.type].canvas(item, _canvas) is None else ""
 
 
 def description(items: list[Item]) -> str:
@@ -84,8 +94,9 @@ def description(items: list[Item]) -> str:
     checker = [i for i in items if i.type not in CARRIED]
     kinds = ", ".join(dict.fromkeys(i.type for i in checker))
     not_canvas = [i for i in items if i.type in CARRIED and not _canvas_can_carry(i)]
-    worthless = [i for i in not_canvas if i.points <= 0]
-    too_fine = [i for i in not_canvas if i.points > 0]  # text2qti's 4 decimals
+    worthless = [i for i in not_canvas if _canvas_refusal(i) == "worthless"]
+    odd_points = [i for i in not_canvas if _canvas_refusal(i) == "points"]
+    too_fine = [i for i in not_canvas if _canvas_refusal(i) == "tolerance"]  # text2qti's 4 decimals
     parts = []
     if checker:
         parts.append(
@@ -97,6 +108,11 @@ def description(items: list[Item]) -> str:
         why.append(
             ", ".join(f"{i.id} (tolerance {i.tolerance:g})" for i in too_fine)
             + ", because text2qti rounds numeric bounds to 4 decimals"
+        )
+    if odd_points:
+        why.append(
+            ", ".join(f"{i.id} (worth {i.points:g} points)" for i in odd_points)
+            + ", because text2qti takes whole and half points only"
         )
     if worthless:
         why.append(
