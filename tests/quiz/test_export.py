@@ -186,3 +186,41 @@ def test_does_canvas_leave_out_an_item_worth_points_text2qti_refuses(tmp_path):
     }
     assert grades["th-alibi"] == "1.25"
     assert "th-alibi (worth 1.25 points)" in readme.read_text() and "half points" in readme.read_text()
+
+
+def _moodle_accepts(question, value):
+    return any(
+        abs(value - float(a.findtext("text"))) <= float(a.findtext("tolerance")) for a in question.iter("answer")
+    )
+
+
+def test_does_moodle_accept_every_answer_the_checker_accepts(moodle):
+    """The checker accepts a numeric answer near the key rounded at every step or near the key kept
+    unrounded: does the Moodle export accept each such answer too (the notes' numbers)?"""
+    from attnlab.quiz.check import RIGHT
+    from attnlab.quiz.kinds import KINDS
+    from attnlab.quiz.kinds.numeric import accepted_keys
+
+    questions = {q.findtext("name/text").split(":")[0]: q for q in moodle.iter("question")}
+    numeric = [i for i in load().values() if i.type == "numeric"]
+    assert numeric
+    for item in numeric:
+        for key in accepted_keys(item, None):
+            for value in (key - 0.99 * item.tolerance, key + 0.99 * item.tolerance):
+                assert KINDS["numeric"].check(item, repr(value), None).status == RIGHT
+                assert _moodle_accepts(questions[item.id], value), (item.id, value)
+
+
+def test_does_canvas_accept_a_right_answer_to_a_key_with_many_digits():
+    """A key of 21970.412 with a tolerance of 0.005: does the Canvas answer range hold 21970.41,
+    which the checker accepts (a key cut to 6 significant digits moves the range off it)?"""
+    import dataclasses
+
+    from attnlab.quiz.check import RIGHT
+    from attnlab.quiz.kinds import KINDS
+
+    item = dataclasses.replace(load()["score-12"], key="21970.412")
+    assert KINDS["numeric"].check(item, "21970.41", None).status == RIGHT
+    (line,) = KINDS["numeric"].canvas(item, str)
+    key, tolerance = (float(x) for x in line.lstrip("= ").split("+-"))
+    assert key - tolerance <= 21970.41 <= key + tolerance

@@ -107,7 +107,8 @@ def description(items: list[Item]) -> str:
     if too_fine:
         why.append(
             ", ".join(f"{i.id} (tolerance {i.tolerance:g})" for i in too_fine)
-            + ", because text2qti rounds numeric bounds to 4 decimals"
+            + ", because text2qti writes one range of answers, its bounds to 4 decimals, which cannot hold "
+            "what the kit's checker accepts"
         )
     if odd_points:
         why.append(
