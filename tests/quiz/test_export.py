@@ -224,3 +224,28 @@ def test_does_canvas_accept_a_right_answer_to_a_key_with_many_digits():
     (line,) = KINDS["numeric"].canvas(item, str)
     key, tolerance = (float(x) for x in line.lstrip("= ").split("+-"))
     assert key - tolerance <= 21970.41 <= key + tolerance
+
+
+def test_does_the_readme_give_each_exports_total_as_its_file_has_it(written, moodle):
+    """Canvas and Moodle grade a quiz made from an export out of that export's total, which is not
+    the notebook's: does the README say both, as the files themselves are worth, and the notebook's?"""
+    with zipfile.ZipFile(written[1]) as z:
+        meta = next(n for n in z.namelist() if n.endswith("assessment_meta.xml"))
+        canvas = float(ET.fromstring(z.read(meta)).findtext(".//{*}points_possible"))
+    in_moodle = sum(float(q.findtext("defaultgrade")) for q in moodle.iter("question"))
+    notebook = sum(i.points for i in load().values())
+    note = " ".join(written[3].read_text().split())
+    assert f"the Canvas export is worth {canvas:g} points, the Moodle export {in_moodle:g}" in note
+    assert f"the quiz notebook {notebook:g}" in note
+
+
+def test_is_an_export_worth_other_points_than_its_questions_refused(tmp_path, monkeypatch):
+    """Should the Canvas text lose a question on the way, is the export refused by what its zip is
+    worth, rather than shipped with another total?"""
+    from attnlab.paths import CourseError
+    from attnlab.quiz import export
+
+    whole = export.canvas_text
+    monkeypatch.setattr(export, "canvas_text", lambda items: whole(items[:-1]))
+    with pytest.raises(CourseError, match="Canvas quiz export is worth"):
+        main(out=tmp_path)

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import html
 import re
+import zipfile
 from pathlib import Path
+from xml.etree import ElementTree
 from xml.sax.saxutils import escape
 
 import markdown
@@ -26,6 +28,7 @@ from text2qti.config import Config
 from text2qti.qti import QTI
 from text2qti.quiz import Quiz
 
+from ..paths import CourseError
 from .bank import Item, load
 from .kinds import KINDS
 from .variants import illustration
@@ -50,6 +53,7 @@ def main(*, out: Path, folder: Path | None = None) -> list[Path]:
     # Config() without .load(): no user config file is read or created; links stay relative
     QTI(Quiz(source, config=Config(), source_name=txt.name)).save(qti_zip)
     moodle.write_text(moodle_xml([i for i in items if i.type in CARRIED]), encoding="utf-8")
+    _check_totals(items, canvas=qti_zip, moodle=moodle)
     readme = out / README
     readme.write_text(readme_text(items), encoding="utf-8")
     return [txt, qti_zip, moodle, readme]
@@ -57,7 +61,7 @@ def main(*, out: Path, folder: Path | None = None) -> list[Path]:
 
 def readme_text(items: list[Item]) -> str:
     """The instructors' note on the exports: how to import each, and what it leaves out."""
-    note = description(items) or "Both exports carry every question of the bank."
+    note = description(items)
     return "\n".join(
         [
             "# The quiz's LMS exports",
@@ -72,6 +76,38 @@ def readme_text(items: list[Item]) -> str:
             "",
         ]
     )
+
+
+def _total(items: list[Item]) -> float:
+    return round(sum(i.points for i in items), 9)  # points are decimals written by hand: no float residue
+
+
+def totals(items: list[Item]) -> dict[str, float]:
+    """What the Canvas export, the Moodle export and the quiz notebook are each worth."""
+    return {
+        "canvas": _total([i for i in items if _canvas_can_carry(i)]),
+        "moodle": _total([i for i in items if i.type in CARRIED]),
+        "notebook": _total(items),
+    }
+
+
+def _check_totals(items: list[Item], *, canvas: Path, moodle: Path) -> None:
+    """Refuse exports whose files are worth other points than the questions they should carry:
+    what Canvas and Moodle will show as the quiz's total is read back from the files written."""
+    with zipfile.ZipFile(canvas) as z:
+        meta = next(n for n in z.namelist() if n.endswith("assessment_meta.xml"))
+        found = re.search(r"<points_possible>([^<]*)</points_possible>", z.read(meta).decode("utf-8"))
+    shipped = {
+        "canvas": float(found.group(1)) if found else 0.0,
+        "moodle": sum(float(e.text or 0) for e in ElementTree.parse(moodle).iter("defaultgrade")),
+    }
+    expected = totals(items)
+    for name, worth in shipped.items():
+        if abs(worth - expected[name]) > 1e-6:
+            raise CourseError(
+                f"the {name.capitalize()} quiz export is worth {worth:g} points, but the questions it "
+                f"carries are worth {expected[name]:g}: it was not written as the bank says"
+            )
 
 
 def _canvas_can_carry(item: Item) -> bool:
@@ -130,6 +166,14 @@ def description(items: list[Item]) -> str:
             "Every left-out question is in the quiz notebook (quiz.ipynb), whose answers the quiz "
             "autograder checks with the kit's checker."
         )
+    worth = totals(items)
+    if not parts:
+        parts.append("Both exports carry every question of the bank.")
+    parts.append(
+        f"Totals: the Canvas export is worth {worth['canvas']:g} points, the Moodle export "
+        f"{worth['moodle']:g}, the quiz notebook {worth['notebook']:g}: an LMS quiz made from an "
+        "export is graded out of its own total."
+    )
     if any(KINDS[i.type].per_student for i in items if i.type in CARRIED):
         parts.append(
             "Numeric questions here use the notes' own numbers (an LMS quiz has one key for "
