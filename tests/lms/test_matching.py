@@ -70,3 +70,25 @@ def test_is_a_student_whose_ids_name_two_people_listed_with_both_and_neither_cou
     assert [canvas.named(roster.students[i]) for i in m.several["both"]] == ["Doe, Jane (S1)", "Lee, Ann (4002)"]
     assert m.unmatched == ["both"] and not m.rows
     assert [roster.students[i]["Student"] for i in m.missing] == ["Smith, Bob", "Kim, Noh"]
+
+
+def test_is_a_name_written_in_decomposed_unicode_the_same_login(tmp_path):
+    """A file named zoë in NFD (an e and a combining diaeresis, as macOS writes names), the roster's
+    and Canvas's login zoë in NFC: do the roster, the upload and the quiz's numbers take them for
+    one id?"""
+    import unicodedata
+
+    from attnlab.quiz.variants import illustration
+
+    composed, decomposed = (unicodedata.normalize(form, "zoë") for form in ("NFC", "NFD"))
+    assert composed != decomposed
+    path = tmp_path / "roster.csv"
+    path.write_text(f'Student,ID,SIS User ID,SIS Login ID,Section,pe_attention (1)\n"Zed, Zoë",4005,S5,{composed},A,\n')
+    roster = canvas.load(path, column=None, assignment="pe_attention")
+    student = Student(login=decomposed)
+    m = canvas.match(roster, [Submission("s", None, "s", "file", (student,))])
+    assert m.rows == {"s": [0]}
+    users = [User(4005, "Zed, Zoë", "S5", "", composed)]
+    plan = canvas_upload._plan([canvas_upload.Entry("s", 1.0, [asdict(student)], "")], users)
+    assert [c.name for c in plan.changes] == ["Zed, Zoë"]
+    assert illustration(student=decomposed).inputs == illustration(student=composed).inputs
