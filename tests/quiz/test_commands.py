@@ -179,3 +179,11 @@ def test_verify_fails_a_corrupted_copy_with_exit_1(tmp_path):
     path.write_text(path.read_text().replace("key: P*A*P^T", "key: P^T*A*P"))
     result = CliRunner().invoke(quiz, ["verify", "--bank", str(tmp_path / "quiz")])
     assert result.exit_code == 1 and "FAIL item proof-a" in result.output
+
+
+def test_does_show_call_the_notes_numbers_the_notes_for_an_id_of_spaces():
+    """An id of spaces (a blank roster cell pasted) draws no numbers of its own: does `quiz show`
+    say it shows the notes' numbers, not "student    's numbers"?"""
+    result = CliRunner().invoke(quiz, ["--student", "   ", "show", "score-12"])
+    assert result.exit_code == 0 and "0.10, 1.30" in result.output
+    assert "the notes' numbers" in result.output and "student    's" not in result.output
