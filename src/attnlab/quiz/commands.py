@@ -170,6 +170,7 @@ def grade_cmd(
     needs a human (listed)."""
     from rich.console import Console
 
+    from ..grade.batch import found_lines
     from ..grade.report import shown
     from ..lms import imports
     from . import batch, handgrading
@@ -182,6 +183,8 @@ def grade_cmd(
         raise click.ClickException(str(err)) from None
     except OSError as err:
         raise click.ClickException(f"{err.strerror or err}: {err.filename}" if err.filename else str(err)) from None
+    for line in found_lines(run.found):  # what was found and ignored: in `attnlab grade`'s words
+        Console(highlight=False, soft_wrap=True).print(line)
     for row in sorted(run.rows, key=lambda r: r.submission):
         total = "-" if row.total is None else f"{row.total:g}"
         click.echo(f"{shown(row.submission)}: {total}" + (f" ({row.status}: {row.problem})" if row.problem else ""))
