@@ -92,3 +92,21 @@ def test_is_a_name_written_in_decomposed_unicode_the_same_login(tmp_path):
     plan = canvas_upload._plan([canvas_upload.Entry("s", 1.0, [asdict(student)], "")], users)
     assert [c.name for c in plan.changes] == ["Zed, Zoë"]
     assert illustration(student=decomposed).inputs == illustration(student=composed).inputs
+
+
+def test_is_a_student_number_other_than_the_roster_rows_said(tmp_path):
+    """A Gradescope SID S9 that is on no row, with Jane's email: Jane is matched by the email; is
+    the disagreement on her student number (S9 against the roster's S1) said, since a quiz's
+    numbers are drawn from one of the two, and a SID that agrees (in another case) not?"""
+    from attnlab.lms import imports
+
+    roster = gradebook(tmp_path)
+    subs = [
+        Submission("other", None, "other", "gradescope", (Student(email="jdoe@uni.edu", id="S9", number="S9"),)),
+        Submission("same", None, "same", "gradescope", (Student(email="bsmith@uni.edu", id="s2", number="s2"),)),
+    ]
+    m = canvas.match(roster, subs)
+    assert m.rows == {"other": [0], "same": [1]}
+    said = " ".join(imports.summary(imports.Claims(), roster, m))
+    assert "other gives the student number S9, the roster Doe, Jane (S1)" in said
+    assert "same gives" not in said
