@@ -110,3 +110,17 @@ def test_is_a_student_number_other_than_the_roster_rows_said(tmp_path):
     said = " ".join(imports.summary(imports.Claims(), roster, m))
     assert "other gives the student number S9, the roster Doe, Jane (S1)" in said
     assert "same gives" not in said
+
+
+def test_does_the_upload_say_a_student_number_other_than_canvass_as_the_roster_does():
+    """The same S9 with Jane's email, against Canvas's enrolled users: is Jane (SIS id S1) still
+    found, and the other number said, as `attnlab grade --roster` says it?"""
+    users = [User(uid, name, sis, "", login) for name, uid, sis, login in PEOPLE]
+    entries = [
+        canvas_upload.Entry("other", 1.0, [asdict(Student(email="jdoe@uni.edu", id="S9", number="S9"))], ""),
+        canvas_upload.Entry("same", 1.0, [asdict(Student(email="bsmith", id="s2", number="s2"))], ""),
+    ]
+    plan = canvas_upload._plan(entries, users)
+    assert sorted(c.name for c in plan.changes) == ["Doe, Jane", "Smith, Bob"]
+    said = " ".join(str(x) for x in canvas_upload.describe(plan, "pe_attention", apply=False) if isinstance(x, str))
+    assert "other: S9 (Doe, Jane: S1)" in said and "same:" not in said

@@ -41,6 +41,7 @@ from typing import Any
 from .. import paths
 from ..grade import report
 from ..grade.report import GRADED
+from ..studentids import normal_id
 from .identity import Student, candidates, known_by
 from .canvas_rest import DEADLINE, MAKE_TOKEN, TOKEN, Canvas, Submission, UploadError, User, base_url, is_number
 
@@ -83,9 +84,10 @@ class Plan:
     unmatched: list[str] = field(default_factory=list)  # submissions with a student no user matches
     claimed: dict[str, list[str]] = field(default_factory=dict)  # a user's name -> the submissions naming them
     missing: list[str] = field(default_factory=list)  # enrolled students without a submission
-    partial: list[str] = field(
-        default_factory=list
-    )  # "submission (items)": totals without points still to grade by hand
+    # "submission (items)": totals without the points of items still to be graded by hand
+    partial: list[str] = field(default_factory=list)
+    # "submission: number (name: Canvas's)": a student matched by another id, their number not Canvas's
+    numbers: list[str] = field(default_factory=list)
 
     @property
     def to_send(self) -> list[Change]:
@@ -334,9 +336,14 @@ def _plan(entries: list[Entry], users: list[User]) -> Plan:
     plan = Plan()
     claims: dict[int, list[Entry]] = {}
     held: set[int] = set()  # users whose submission is not uploaded: they are not "without one"
+    sis = {u.id: normal_id(u.sis_id) for u in users}
     for entry in entries:
         hits = [candidates(_student(s), index) for s in entry.students]
         found = [next(iter(h)) for h in hits if len(h) == 1]
+        for s, h in zip(entry.students, hits, strict=True):
+            theirs, user = normal_id(s.get("number", "")), next(iter(h)) if len(h) == 1 else None
+            if user is not None and sis[user] and theirs not in ("", sis[user]):
+                plan.numbers.append(f"{entry.submission}: {theirs} ({names[user]}: {sis[user]})")
         if entry.total is None:
             plan.not_graded.append(f"{entry.submission} ({entry.why})")
             held.update(u for h in hits for u in h)
@@ -464,6 +471,11 @@ def describe(plan: Plan, assignment: str, apply: bool) -> list[Any]:
             "[red]Totals without the points of items not yet graded by hand[/] (grade them in "
             "free_response/hand_graded.csv and run `attnlab quiz grade ... --hand-graded` again): "
             + ", ".join(map(s, plan.partial))
+        )
+    if plan.numbers:
+        out.append(
+            "[red]Student numbers other than Canvas's SIS id[/] (matched by another of their ids; which is "
+            "theirs is for a human: a quiz's numeric items use the submission's): " + ", ".join(map(s, plan.numbers))
         )
     if plan.unmatched:
         out.append("[red]Submissions matching no enrolled student[/]: " + ", ".join(map(s, plan.unmatched)))
