@@ -165,3 +165,4 @@ def test_is_a_group_submission_graded_with_nobodys_numbers(tmp_path, write_quiz,
     results = main(root=tmp_path)
     assert set(results["extra_data"]["needs_human"]) == {i.id for i in numeric}
     assert results["extra_data"]["variant"] is None
+    assert "notes' own numbers" not in results["output"], "nothing was graded with the notes' numbers either"

@@ -89,6 +89,8 @@ def grade(
     ]
     if student:
         lines.append(f"Numeric questions are graded with the numbers of student {student!r}{whose}.")
+    elif not numbers_known:
+        lines.append(f"Numeric questions are not graded automatically{whose}.")
     else:
         lines.append(f"Numeric questions are graded with the notes' own numbers{whose}.")
     lines += answers.notes
