@@ -280,3 +280,9 @@ def test_are_numbers_of_other_kinds_and_unset_points_still_accepted(tmp_path):
     header = "import numpy as np\nfrom fractions import Fraction\npoints = 5"
     path = _points_file(tmp_path, header, ["np.float64(1.5)", "Fraction(1, 2)", "None"])
     assert [c.points for c in testfiles.load(path).cases] == pytest.approx([1.5, 0.5, 3])
+
+
+def test_is_a_question_of_cases_worth_a_tenth_and_a_fifth_worth_three_tenths(tmp_path):
+    """Its points possible (results.json's, otter's points_possible) are 0.3, not the float sum
+    0.30000000000000004?"""
+    assert testfiles.load(_points_file(tmp_path, "", ["0.1", "0.2"])).points == 0.3

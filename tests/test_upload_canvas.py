@@ -488,3 +488,30 @@ def test_is_a_submission_whose_name_starts_like_a_formula_uploaded_under_its_own
         assert fake.scores[4001] == 1
     finally:
         fake.close()
+
+
+def test_is_a_quiz_total_without_its_hand_graded_points_said_to_be_one(tmp_path):
+    """A quiz graded before its free-response items were graded by hand: does the upload say that
+    the total it sends leaves them out (naming the submission and the items), and stop saying it
+    once they are graded?"""
+    from attnlab.quiz import batch as quiz_batch
+    from attnlab.quiz import handgrading
+    from attnlab.quiz.grading import graded_items
+
+    quizzes = tmp_path / "quizzes"
+    quizzes.mkdir()
+    (quizzes / "jdoe.py").write_text('wavelength = "2*pi*10000**(2*i/d_model)"\n')
+    quiz_batch.main(submissions=[quizzes], out=tmp_path / "results", progress=False)
+    users = [{"id": 4001, "name": "Jane Doe", "sortable_name": "Doe, Jane", "sis_user_id": "S1", "login_id": "jdoe"}]
+    by_hand = [i.id for i in handgrading.items()]
+    fake = FakeCanvas(points=sum(i.points for i in graded_items() + handgrading.items()), users=users)
+    try:
+        before = " ".join(upload(tmp_path / "results", fake).output.split())
+        assert "not yet graded by hand" in before and f"jdoe ({', '.join(by_hand)})" in before
+        sheet = tmp_path / "graded.csv"
+        sheet.write_text("submission," + ",".join(by_hand) + "\njdoe," + ",".join("1" for _ in by_hand) + "\n")
+        quiz_batch.main(submissions=[quizzes], out=tmp_path / "results", progress=False, hand_graded=sheet)
+        after = " ".join(upload(tmp_path / "results", fake).output.split())
+        assert "not yet graded by hand" not in after and "jdoe" in after
+    finally:
+        fake.close()

@@ -65,7 +65,7 @@ def student_zip(*, out: Path, assignment: str | None = None, wheel: Path, files:
 
 
 def points_possible(*, assignment: str | None = None) -> float:
-    return sum(tf.points for tf in testfiles.load_dir(paths.tests_dir(assignment)))
+    return testfiles.points_sum(tf.points for tf in testfiles.load_dir(paths.tests_dir(assignment)))
 
 
 def autograder_zip(*, out: Path, assignment: str | None = None) -> Path:

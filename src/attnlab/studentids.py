@@ -8,9 +8,13 @@ Standard library only: the quiz's Gradescope package ships a copy of this module
 
 from __future__ import annotations
 
+import unicodedata
+
 
 def normal_id(text: str) -> str:
-    """``text`` without the white space around it, in capitals. Capitals rather than a case fold:
+    """``text`` in Unicode's composed form (NFC), without the white space around it, in capitals.
+    NFC: the same letters typed on one system and written into a file name on another (macOS
+    decomposes ``ë`` into ``e`` and a combining mark) are one id. Capitals rather than a case fold:
     student numbers are mostly written in capitals and digits, so their quiz numbers stay the ones
     they were before ids were normalised."""
-    return text.strip().upper()
+    return unicodedata.normalize("NFC", text).strip().upper()

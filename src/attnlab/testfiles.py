@@ -19,7 +19,7 @@ import sys
 import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from .paths import CourseError
 
@@ -50,6 +50,13 @@ def _import(name, globals=None, locals=None, fromlist=(), level=0):
     return builtins.__import__(name, globals, locals, fromlist, level)
 
 
+def points_sum(points: Iterable[float]) -> float:
+    """A sum of points, for a question, a submission or an assignment. Points are decimals an
+    instructor wrote (0.1, 0.2), which floats hold only nearly: the sum is rounded to 9 decimals,
+    so that 0.1 + 0.2 is 0.3 in results.json and otter's points_possible, not 0.30000000000000004."""
+    return round(sum(points), 9)
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -74,7 +81,7 @@ class TestFile:
 
     @property
     def points(self) -> float:
-        return sum(c.points for c in self.cases)
+        return points_sum(c.points for c in self.cases)
 
     def needs(self) -> set[str]:
         """The names the cases take from the graded environment."""
@@ -190,7 +197,7 @@ class Outline:
 
     @property
     def points(self) -> float:
-        return sum(c.points for c in self.cases)
+        return points_sum(c.points for c in self.cases)
 
 
 class _NotPlain(Exception):

@@ -1,5 +1,7 @@
 """What a student reads in feedback.md: only the kit writes Markdown there."""
 
+import json
+
 from attnlab import paths
 from attnlab.grade import report
 from attnlab.grade.runner import Grader, Limits
@@ -78,3 +80,18 @@ def test_is_a_message_repeated_by_tests_of_one_function_said_once_with_every_tes
     grouped = next(line for line in text.splitlines() if "is_permutation_invariant - 2" in line)
     assert all(f"is_permutation_invariant - {n}" in grouped for n in range(2, 8)) and "6" in grouped, grouped
     assert "another sentence" in text
+
+
+def test_do_points_of_a_tenth_and_a_fifth_add_up_to_three_tenths():
+    """Cases worth 0.1 and 0.2 points, both passed: do results.json (Gradescope's score) and the
+    feedback say 0.3, not the float sum 0.30000000000000004?"""
+    from attnlab.grade.runner import CaseResult, QuestionResult, Report
+
+    cases = [
+        CaseResult("causal_mask", "causal_mask - 1", 0.1, False, True),
+        CaseResult("causal_mask", "causal_mask - 2", 0.2, True, True),
+    ]
+    graded = Report("s", "s.py", [QuestionResult("causal_mask", 0.3, False, cases)])
+    results = report.results_json(graded)
+    assert results["score"] == 0.3 and results["extra_data"]["questions"]["causal_mask"] == 0.3
+    assert "0.30000000000000004" not in json.dumps(results)

@@ -70,3 +70,57 @@ def test_is_a_student_whose_ids_name_two_people_listed_with_both_and_neither_cou
     assert [canvas.named(roster.students[i]) for i in m.several["both"]] == ["Doe, Jane (S1)", "Lee, Ann (4002)"]
     assert m.unmatched == ["both"] and not m.rows
     assert [roster.students[i]["Student"] for i in m.missing] == ["Smith, Bob", "Kim, Noh"]
+
+
+def test_is_a_name_written_in_decomposed_unicode_the_same_login(tmp_path):
+    """A file named zoë in NFD (an e and a combining diaeresis, as macOS writes names), the roster's
+    and Canvas's login zoë in NFC: do the roster, the upload and the quiz's numbers take them for
+    one id?"""
+    import unicodedata
+
+    from attnlab.quiz.variants import illustration
+
+    composed, decomposed = (unicodedata.normalize(form, "zoë") for form in ("NFC", "NFD"))
+    assert composed != decomposed
+    path = tmp_path / "roster.csv"
+    path.write_text(f'Student,ID,SIS User ID,SIS Login ID,Section,pe_attention (1)\n"Zed, Zoë",4005,S5,{composed},A,\n')
+    roster = canvas.load(path, column=None, assignment="pe_attention")
+    student = Student(login=decomposed)
+    m = canvas.match(roster, [Submission("s", None, "s", "file", (student,))])
+    assert m.rows == {"s": [0]}
+    users = [User(4005, "Zed, Zoë", "S5", "", composed)]
+    plan = canvas_upload._plan([canvas_upload.Entry("s", 1.0, [asdict(student)], "")], users)
+    assert [c.name for c in plan.changes] == ["Zed, Zoë"]
+    assert illustration(student=decomposed).inputs == illustration(student=composed).inputs
+
+
+def test_is_a_student_number_other_than_the_roster_rows_said(tmp_path):
+    """A Gradescope SID S9 that is on no row, with Jane's email: Jane is matched by the email; is
+    the disagreement on her student number (S9 against the roster's S1) said, since a quiz's
+    numbers are drawn from one of the two, and a SID that agrees (in another case) not?"""
+    from attnlab.lms import imports
+
+    roster = gradebook(tmp_path)
+    subs = [
+        Submission("other", None, "other", "gradescope", (Student(email="jdoe@uni.edu", id="S9", number="S9"),)),
+        Submission("same", None, "same", "gradescope", (Student(email="bsmith@uni.edu", id="s2", number="s2"),)),
+    ]
+    m = canvas.match(roster, subs)
+    assert m.rows == {"other": [0], "same": [1]}
+    said = " ".join(imports.summary(imports.Claims(), roster, m))
+    assert "other gives the student number S9, the roster Doe, Jane (S1)" in said
+    assert "same gives" not in said
+
+
+def test_does_the_upload_say_a_student_number_other_than_canvass_as_the_roster_does():
+    """The same S9 with Jane's email, against Canvas's enrolled users: is Jane (SIS id S1) still
+    found, and the other number said, as `attnlab grade --roster` says it?"""
+    users = [User(uid, name, sis, "", login) for name, uid, sis, login in PEOPLE]
+    entries = [
+        canvas_upload.Entry("other", 1.0, [asdict(Student(email="jdoe@uni.edu", id="S9", number="S9"))], ""),
+        canvas_upload.Entry("same", 1.0, [asdict(Student(email="bsmith", id="s2", number="s2"))], ""),
+    ]
+    plan = canvas_upload._plan(entries, users)
+    assert sorted(c.name for c in plan.changes) == ["Doe, Jane", "Smith, Bob"]
+    said = " ".join(str(x) for x in canvas_upload.describe(plan, "pe_attention", apply=False) if isinstance(x, str))
+    assert "other: S9 (Doe, Jane: S1)" in said and "same:" not in said

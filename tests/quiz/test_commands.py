@@ -179,3 +179,24 @@ def test_verify_fails_a_corrupted_copy_with_exit_1(tmp_path):
     path.write_text(path.read_text().replace("key: P*A*P^T", "key: P^T*A*P"))
     result = CliRunner().invoke(quiz, ["verify", "--bank", str(tmp_path / "quiz")])
     assert result.exit_code == 1 and "FAIL item proof-a" in result.output
+
+
+def test_does_show_call_the_notes_numbers_the_notes_for_an_id_of_spaces():
+    """An id of spaces (a blank roster cell pasted) draws no numbers of its own: does `quiz show`
+    say it shows the notes' numbers, not "student    's numbers"?"""
+    result = CliRunner().invoke(quiz, ["--student", "   ", "show", "score-12"])
+    assert result.exit_code == 0 and "0.10, 1.30" in result.output
+    assert "the notes' numbers" in result.output and "student    's" not in result.output
+
+
+def test_does_quiz_grade_say_what_it_ignored_as_grade_does(tmp_path, write_quiz):
+    """jdoe.py beside jdoe.ipynb: the notebook is graded, as `attnlab grade` grades it; is the .py
+    said to be ignored, and why, as `attnlab grade` says it, rather than dropped without a word?"""
+    folder = tmp_path / "quizzes"
+    folder.mkdir()
+    write_quiz(folder / "jdoe.ipynb")
+    (folder / "jdoe.py").write_text('wavelength = "2*pi*10000**(2*i/d_model)"\n')
+    result = CliRunner().invoke(quiz, ["grade", str(folder), "--out", str(tmp_path / "out")])
+    said = " ".join(result.output.split())
+    assert "Found 1 submission(s)" in said and "ignored 1 file(s)" in said
+    assert "the notebook beside it is graded" in said and "jdoe.py" in said

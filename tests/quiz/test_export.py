@@ -179,3 +179,89 @@ def test_does_the_readme_flag_the_select_all_items_the_lms_scores_in_part(writte
     flagged = [p for p in paragraphs if "partial credit" in p]
     assert len(flagged) == 1 and all(i in flagged[0] for i in select_all), (flagged, select_all)
     assert "all or nothing" in flagged[0]
+
+
+def test_does_canvas_leave_out_an_item_worth_points_text2qti_refuses(tmp_path):
+    """An item worth 1.25 points (text2qti takes whole and half points only): is it left out of the
+    Canvas export with the reason said, and carried by Moodle at 1.25, rather than the build ending
+    in text2qti's error?"""
+    import shutil
+
+    from attnlab import paths
+
+    bank = shutil.copytree(paths.quiz_dir(), tmp_path / "quiz")
+    source = bank / "4_theory.yaml"
+    text = source.read_text()
+    worth_one = 'which method is it? (a penalty on the scores)"\n  points: 1\n'
+    assert worth_one in text
+    source.write_text(text.replace(worth_one, worth_one.replace("points: 1", "points: 1.25")))
+    canvas, _, moodle, readme = main(out=tmp_path / "out", folder=bank)
+    assert "a penalty on the scores" not in canvas.read_text()
+    grades = {
+        q.findtext("name/text").split(":")[0]: q.findtext("defaultgrade") for q in ET.parse(moodle).iter("question")
+    }
+    assert grades["th-alibi"] == "1.25"
+    assert "th-alibi (worth 1.25 points)" in readme.read_text() and "half points" in readme.read_text()
+
+
+def _moodle_accepts(question, value):
+    return any(
+        abs(value - float(a.findtext("text"))) <= float(a.findtext("tolerance")) for a in question.iter("answer")
+    )
+
+
+def test_does_moodle_accept_every_answer_the_checker_accepts(moodle):
+    """The checker accepts a numeric answer near the key rounded at every step or near the key kept
+    unrounded: does the Moodle export accept each such answer too (the notes' numbers)?"""
+    from attnlab.quiz.check import RIGHT
+    from attnlab.quiz.kinds import KINDS
+    from attnlab.quiz.kinds.numeric import accepted_keys
+
+    questions = {q.findtext("name/text").split(":")[0]: q for q in moodle.iter("question")}
+    numeric = [i for i in load().values() if i.type == "numeric"]
+    assert numeric
+    for item in numeric:
+        for key in accepted_keys(item, None):
+            for value in (key - 0.99 * item.tolerance, key + 0.99 * item.tolerance):
+                assert KINDS["numeric"].check(item, repr(value), None).status == RIGHT
+                assert _moodle_accepts(questions[item.id], value), (item.id, value)
+
+
+def test_does_canvas_accept_a_right_answer_to_a_key_with_many_digits():
+    """A key of 21970.412 with a tolerance of 0.005: does the Canvas answer range hold 21970.41,
+    which the checker accepts (a key cut to 6 significant digits moves the range off it)?"""
+    import dataclasses
+
+    from attnlab.quiz.check import RIGHT
+    from attnlab.quiz.kinds import KINDS
+
+    item = dataclasses.replace(load()["score-12"], key="21970.412")
+    assert KINDS["numeric"].check(item, "21970.41", None).status == RIGHT
+    (line,) = KINDS["numeric"].canvas(item, str)
+    key, tolerance = (float(x) for x in line.lstrip("= ").split("+-"))
+    assert key - tolerance <= 21970.41 <= key + tolerance
+
+
+def test_does_the_readme_give_each_exports_total_as_its_file_has_it(written, moodle):
+    """Canvas and Moodle grade a quiz made from an export out of that export's total, which is not
+    the notebook's: does the README say both, as the files themselves are worth, and the notebook's?"""
+    with zipfile.ZipFile(written[1]) as z:
+        meta = next(n for n in z.namelist() if n.endswith("assessment_meta.xml"))
+        canvas = float(ET.fromstring(z.read(meta)).findtext(".//{*}points_possible"))
+    in_moodle = sum(float(q.findtext("defaultgrade")) for q in moodle.iter("question"))
+    notebook = sum(i.points for i in load().values())
+    note = " ".join(written[3].read_text().split())
+    assert f"the Canvas export is worth {canvas:g} points, the Moodle export {in_moodle:g}" in note
+    assert f"the quiz notebook {notebook:g}" in note
+
+
+def test_is_an_export_worth_other_points_than_its_questions_refused(tmp_path, monkeypatch):
+    """Should the Canvas text lose a question on the way, is the export refused by what its zip is
+    worth, rather than shipped with another total?"""
+    from attnlab.paths import CourseError
+    from attnlab.quiz import export
+
+    whole = export.canvas_text
+    monkeypatch.setattr(export, "canvas_text", lambda items: whole(items[:-1]))
+    with pytest.raises(CourseError, match="Canvas quiz export is worth"):
+        main(out=tmp_path)

@@ -100,6 +100,7 @@ def test_gradescope_layout_grades_key_blank_and_hostile(
         ({"users": [{"name": "A", "sid": "s123", "email": "a@x.edu"}]}, "s123", "Student ID"),
         ({"users": [{"name": "A", "sid": "", "email": "a@x.edu"}]}, None, "no Student ID"),
         ({"users": [{"name": "A"}]}, None, "no Student ID"),
+        ({"users": [{"name": "A", "sid": "s1"}, {"name": "B", "sid": "s2"}]}, None, "2 students hand in one quiz"),
         ({"id": 1}, None, "no student"),
         ("not json", None, "no student"),
     ],
@@ -146,3 +147,22 @@ def test_are_numeric_items_left_to_a_human_when_gradescope_has_no_student_id(tmp
     (tmp_path / "submission_metadata.json").write_text(json.dumps({"users": [{"name": "A", "email": "a@x.edu"}]}))
     results = main(root=tmp_path)
     assert set(results["extra_data"]["needs_human"]) == {"score-12", "weight-21", "weight-21-scaled"}
+
+
+def test_is_a_group_submission_graded_with_nobodys_numbers(tmp_path, write_quiz, key_answers):
+    """Two submitters, the first one's numbers answered right: are the numeric items left to a human
+    (as ``attnlab quiz grade`` leaves a group's), rather than the group scored with one member's
+    numbers, which are not the other's?"""
+    from attnlab.quiz.check import bank_items, key_text
+    from attnlab.quiz.gradescope import main
+
+    numeric = [i for i in bank_items().values() if i.type == "numeric"]
+    answers = {**key_answers, **{i.id: key_text(i, student="s1") for i in numeric}}
+    (tmp_path / "submission").mkdir()
+    write_quiz(tmp_path / "submission" / "quiz.ipynb", answers)
+    users = [{"name": "A", "sid": "s1"}, {"name": "B", "sid": "s2"}]
+    (tmp_path / "submission_metadata.json").write_text(json.dumps({"users": users}))
+    results = main(root=tmp_path)
+    assert set(results["extra_data"]["needs_human"]) == {i.id for i in numeric}
+    assert results["extra_data"]["variant"] is None
+    assert "notes' own numbers" not in results["output"], "nothing was graded with the notes' numbers either"

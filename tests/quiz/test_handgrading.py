@@ -74,3 +74,11 @@ def test_is_a_sheet_that_is_not_grades_refused_before_anything_is_written(quizze
     with pytest.raises(ValueError, match=says):
         batch.main(submissions=[quizzes], out=tmp_path / "out", progress=False, hand_graded=sheet)
     assert not (tmp_path / "out").exists()
+
+
+def test_do_a_tenth_graded_by_machine_and_a_fifth_by_hand_make_three_tenths():
+    """An auto-graded item's 0.1 and a hand-graded 0.2: is the quiz's score 0.3 in results.json,
+    not the float sum 0.30000000000000004?"""
+    free = handgrading.items()[0]
+    results = {"score": 0.1, "tests": [], "extra_data": {"items": {"wavelength": 0.1}, "possible": {}}}
+    assert handgrading.merged(results, {free.id: 0.2})["score"] == 0.3

@@ -575,6 +575,22 @@ def found_csv(found: Found, graded: dict[str, Graded], folders: dict[str, str]) 
     return report.csv_text(rows)
 
 
+def found_lines(found: Found) -> list[str]:
+    """What was found and what was ignored, and why (rich markup; every name escaped): the same
+    lines for ``attnlab grade`` and ``attnlab quiz grade``."""
+    s = report.shown
+    layouts = ", ".join(f"{n} {kind}" for kind, n in sorted(found.layouts().items()))
+    lines = [
+        f"[bold]Found[/] {len(found.submissions)} submission(s) ({layouts}); "
+        f"ignored {len(found.ignored)} file(s)" + (":" if found.ignored else ".")
+    ]
+    reasons = Counter(i.why for i in found.ignored)
+    for why, n in reasons.most_common(8):
+        example = next(i.path for i in found.ignored if i.why == why)
+        lines.append(f"  {n} x {s(why)}, e.g. {s(example)}")
+    return lines
+
+
 def summary(run: Run, questions: list[tuple[str, float]]) -> list[str]:
     """The closing lines (rich markup; every name escaped)."""
     import statistics
@@ -582,15 +598,7 @@ def summary(run: Run, questions: list[tuple[str, float]]) -> list[str]:
     from ..lms import imports
 
     s = report.shown
-    layouts = ", ".join(f"{n} {kind}" for kind, n in sorted(run.found.layouts().items()))
-    lines = [
-        f"[bold]Found[/] {len(run.found.submissions)} submission(s) ({layouts}); "
-        f"ignored {len(run.found.ignored)} file(s)" + (":" if run.found.ignored else ".")
-    ]
-    reasons = Counter(i.why for i in run.found.ignored)
-    for why, n in reasons.most_common(8):
-        example = next(i.path for i in run.found.ignored if i.why == why)
-        lines.append(f"  {n} x {s(why)}, e.g. {s(example)}")
+    lines = found_lines(run.found)
     again = sum(g.worker_failures > 0 and g.status == GRADED for g in run.graded)
     lines.append(
         f"[bold]Graded[/] {run.count('graded')}, skipped {run.count('skipped')} (unchanged since "

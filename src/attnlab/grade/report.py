@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .. import atomic
+from ..testfiles import points_sum
 
 ENGINE = "attnlab"
 # statuses in results.json's extra_data: only "not graded" (the grading itself failed) has no total
@@ -60,7 +61,7 @@ class QuestionResult:
     def score(self) -> float:
         if self.all_or_nothing:
             return self.possible if all(c.passed for c in self.cases) else 0.0
-        return sum(c.points for c in self.cases if c.passed)
+        return points_sum(c.points for c in self.cases if c.passed)
 
 
 @dataclass
@@ -75,11 +76,11 @@ class Report:
 
     @property
     def score(self) -> float:
-        return sum(q.score for q in self.questions)
+        return points_sum(q.score for q in self.questions)
 
     @property
     def possible(self) -> float:
-        return sum(q.possible for q in self.questions)
+        return points_sum(q.possible for q in self.questions)
 
 
 def _umask() -> int:

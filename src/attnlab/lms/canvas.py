@@ -76,6 +76,9 @@ class Matching:
     students: dict[str, list[int | None]] = field(default_factory=dict)  # submission key -> each student's row
     # a submission whose student's ids name different rows (also in ``unmatched``): a human decides
     several: dict[str, list[int]] = field(default_factory=dict)
+    # a submission whose student, matched by another id, gives a student number that is not their
+    # row's: (the number it gives, the row); a quiz's numbers are drawn from one of the two
+    numbers: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
 
 
 def load(path: Path, *, column: str | None, assignment: str, scale: bool = False) -> Roster:
@@ -263,6 +266,10 @@ def match(roster: Roster, submissions: Sequence[Identified]) -> Matching:
         found = [candidates(student, index) for student in sub.students]
         result.students[sub.key] = [next(iter(hits)) if len(hits) == 1 else None for hits in found]
         rows = [at for at in result.students[sub.key] if at is not None]
+        for s, at in zip(sub.students, result.students[sub.key], strict=True):
+            ours = normal_id(roster.students[at].get("SIS User ID", "")) if at is not None else ""
+            if at is not None and ours and normal_id(s.number) not in ("", ours):
+                result.numbers.setdefault(sub.key, []).append((s.number.strip(), at))
         if len(rows) < len(found) or not found:  # a group's matched students still get the grade
             result.unmatched.append(sub.key)
         several = sorted({at for hits in found if len(hits) > 1 for at in hits})

@@ -41,6 +41,7 @@ from typing import Any
 from .. import paths
 from ..grade import report
 from ..grade.report import GRADED
+from ..studentids import normal_id
 from .identity import Student, candidates, known_by
 from .canvas_rest import DEADLINE, MAKE_TOKEN, TOKEN, Canvas, Submission, UploadError, User, base_url, is_number
 
@@ -59,6 +60,7 @@ class Entry:
     students: list[dict[str, str]]
     feedback: str
     why: str = ""
+    by_hand: tuple[str, ...] = ()  # quiz items to be graded by hand that are not yet: not in the total
 
 
 @dataclass
@@ -82,6 +84,10 @@ class Plan:
     unmatched: list[str] = field(default_factory=list)  # submissions with a student no user matches
     claimed: dict[str, list[str]] = field(default_factory=dict)  # a user's name -> the submissions naming them
     missing: list[str] = field(default_factory=list)  # enrolled students without a submission
+    # "submission (items)": totals without the points of items still to be graded by hand
+    partial: list[str] = field(default_factory=list)
+    # "submission: number (name: Canvas's)": a student matched by another id, their number not Canvas's
+    numbers: list[str] = field(default_factory=list)
 
     @property
     def to_send(self) -> list[Change]:
@@ -174,6 +180,7 @@ def read_results(results: Path) -> tuple[list[Entry], float]:
         raise UploadError(f"{grades} is not a grades.csv that `attnlab grade` wrote (its columns: {', '.join(header)})")
     questions = header[len(first) : -len(last)]
     possible = _quiz_points(grades, questions) if quiz else _assignment_points(grades, questions)
+    by_hand = _by_hand() if quiz else []
     store = results if quiz else results / "submissions"
     entries = []
     for cells in rows[1:]:
@@ -198,7 +205,8 @@ def read_results(results: Path) -> tuple[list[Entry], float]:
         if row["status"] == GRADED:
             if not isinstance(score, (int, float)) or not is_number(score):
                 raise UploadError(f"{folder / 'results.json'} is not one `attnlab grade` wrote: its score is garbled")
-            entries.append(Entry(row["submission"], float(score), students, feedback))
+            pending = tuple(i for i in by_hand if not row.get(i, "").strip())  # a blank cell: not graded yet
+            entries.append(Entry(row["submission"], float(score), students, feedback, by_hand=pending))
         else:  # unreadable or not graded: a human decides, never a 0 sent for them
             entries.append(Entry(row["submission"], None, students, feedback, f"{row['status']}: {row['problem']}"))
     return entries, possible
@@ -248,6 +256,13 @@ def _quiz_points(grades: Path, questions: list[str]) -> float:
             f"quiz has {', '.join(i.id for i in items)}"
         )
     return sum(i.points for i in items)
+
+
+def _by_hand() -> list[str]:
+    """The ids of the quiz's items graded by hand (``quiz_grades.csv`` leaves their cells blank until then)."""
+    from ..quiz import handgrading
+
+    return [i.id for i in handgrading.items()]
 
 
 def _read_state(path: Path) -> dict[str, Any]:
@@ -321,9 +336,14 @@ def _plan(entries: list[Entry], users: list[User]) -> Plan:
     plan = Plan()
     claims: dict[int, list[Entry]] = {}
     held: set[int] = set()  # users whose submission is not uploaded: they are not "without one"
+    sis = {u.id: normal_id(u.sis_id) for u in users}
     for entry in entries:
         hits = [candidates(_student(s), index) for s in entry.students]
         found = [next(iter(h)) for h in hits if len(h) == 1]
+        for s, h in zip(entry.students, hits, strict=True):
+            theirs, user = normal_id(s.get("number", "")), next(iter(h)) if len(h) == 1 else None
+            if user is not None and sis[user] and theirs not in ("", sis[user]):
+                plan.numbers.append(f"{entry.submission}: {theirs} ({names[user]}: {sis[user]})")
         if entry.total is None:
             plan.not_graded.append(f"{entry.submission} ({entry.why})")
             held.update(u for h in hits for u in h)
@@ -345,6 +365,8 @@ def _plan(entries: list[Entry], users: list[User]) -> Plan:
         assert entry.total is not None  # (only uploaded entries claim users)
         total = round(entry.total, 2)  # a gradebook's precision: 10/3 points is sent and compared as 3.33
         plan.changes.append(Change(user_id, names[user_id], entry.submission, None, total, True, comment))
+        if entry.by_hand:
+            plan.partial.append(f"{entry.submission} ({', '.join(entry.by_hand)})")
     plan.changes.sort(key=lambda c: c.name.lower())
     plan.missing = sorted((names[u.id] for u in users if u.id not in claims and u.id not in held), key=str.lower)
     return plan
@@ -444,6 +466,17 @@ def describe(plan: Plan, assignment: str, apply: bool) -> list[Any]:
         out.append(f"[red]Grades set by hand in Canvas, kept[/] (--force overwrites): {', '.join(map(s, kept))}")
     if plan.not_graded:
         out.append("[red]Not uploaded[/] (could not be graded; never sent as 0): " + ", ".join(map(s, plan.not_graded)))
+    if plan.partial:
+        out.append(
+            "[red]Totals without the points of items not yet graded by hand[/] (grade them in "
+            "free_response/hand_graded.csv and run `attnlab quiz grade ... --hand-graded` again): "
+            + ", ".join(map(s, plan.partial))
+        )
+    if plan.numbers:
+        out.append(
+            "[red]Student numbers other than Canvas's SIS id[/] (matched by another of their ids; which is "
+            "theirs is for a human: a quiz's numeric items use the submission's): " + ", ".join(map(s, plan.numbers))
+        )
     if plan.unmatched:
         out.append("[red]Submissions matching no enrolled student[/]: " + ", ".join(map(s, plan.unmatched)))
     for name, keys in plan.claimed.items():

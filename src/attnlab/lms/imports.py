@@ -106,6 +106,13 @@ def summary(claimed: Claims, roster: canvas.Roster | None, matching: canvas.Matc
                 + "; ".join(shown(canvas.named(roster.students[i])) for i in rows)
                 + " (no grade filled in)"
             )
+        for key, pairs in matching.numbers.items():
+            for number, row in pairs:
+                lines.append(
+                    f"  [red]{shown(key)} gives the student number {shown(number)}, the roster "
+                    f"{shown(canvas.named(roster.students[row]))}[/] (matched by another of their ids; which "
+                    "number is theirs is for a human: a quiz's numeric items use the submission's)"
+                )
     for who, subs in claimed.twice.items():
         lines.append(
             f"  [red]{shown(who)} is claimed by several submissions[/]: "

@@ -70,10 +70,11 @@ def show_cmd(ctx: click.Context, item_id: str, student: str | None) -> None:
         click.echo(f"No question '{item_id}'. Try `attnlab quiz list`.", err=True)
         sys.exit(2)
     item = items[item_id]
-    who = student or (ctx.obj or {}).get("student")
-    click.echo(f"{item.title} ({item.points:g} pt)\n{illustration(student=who).render(item.prompt)}")
+    numbers = illustration(student=student or (ctx.obj or {}).get("student"))
+    click.echo(f"{item.title} ({item.points:g} pt)\n{numbers.render(item.prompt)}")
     if KINDS[item.type].per_student:
-        whose = f"student {who}'s numbers" if who else "the notes' numbers; yours differ"
+        # named as the numbers were drawn: a blank id draws none, and s1 is S1
+        whose = f"student {numbers.student}'s numbers" if numbers.student else "the notes' numbers; yours differ"
         click.echo(f"({whose}: your quiz is graded with the numbers of {QUIZ_ID}; pass it as --student)")
     for label, text in item.options.items():
         click.echo(f"  {label}) {text}")
@@ -169,6 +170,7 @@ def grade_cmd(
     needs a human (listed)."""
     from rich.console import Console
 
+    from ..grade.batch import found_lines
     from ..grade.report import shown
     from ..lms import imports
     from . import batch, handgrading
@@ -181,6 +183,8 @@ def grade_cmd(
         raise click.ClickException(str(err)) from None
     except OSError as err:
         raise click.ClickException(f"{err.strerror or err}: {err.filename}" if err.filename else str(err)) from None
+    for line in found_lines(run.found):  # what was found and ignored: in `attnlab grade`'s words
+        Console(highlight=False, soft_wrap=True).print(line)
     for row in sorted(run.rows, key=lambda r: r.submission):
         total = "-" if row.total is None else f"{row.total:g}"
         click.echo(f"{shown(row.submission)}: {total}" + (f" ({row.status}: {row.problem})" if row.problem else ""))

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import html
 import re
+import zipfile
 from pathlib import Path
+from xml.etree import ElementTree
 from xml.sax.saxutils import escape
 
 import markdown
@@ -26,6 +28,7 @@ from text2qti.config import Config
 from text2qti.qti import QTI
 from text2qti.quiz import Quiz
 
+from ..paths import CourseError
 from .bank import Item, load
 from .kinds import KINDS
 from .variants import illustration
@@ -50,6 +53,7 @@ def main(*, out: Path, folder: Path | None = None) -> list[Path]:
     # Config() without .load(): no user config file is read or created; links stay relative
     QTI(Quiz(source, config=Config(), source_name=txt.name)).save(qti_zip)
     moodle.write_text(moodle_xml([i for i in items if i.type in CARRIED]), encoding="utf-8")
+    _check_totals(items, canvas=qti_zip, moodle=moodle)
     readme = out / README
     readme.write_text(readme_text(items), encoding="utf-8")
     return [txt, qti_zip, moodle, readme]
@@ -57,7 +61,7 @@ def main(*, out: Path, folder: Path | None = None) -> list[Path]:
 
 def readme_text(items: list[Item]) -> str:
     """The instructors' note on the exports: how to import each, and what it leaves out."""
-    note = description(items) or "Both exports carry every question of the bank."
+    note = description(items)
     scoring = _partial_credit(items)
     return "\n".join(
         [
@@ -89,9 +93,51 @@ def _partial_credit(items: list[Item]) -> str:
     )
 
 
+def _total(items: list[Item]) -> float:
+    return round(sum(i.points for i in items), 9)  # points are decimals written by hand: no float residue
+
+
+def totals(items: list[Item]) -> dict[str, float]:
+    """What the Canvas export, the Moodle export and the quiz notebook are each worth."""
+    return {
+        "canvas": _total([i for i in items if _canvas_can_carry(i)]),
+        "moodle": _total([i for i in items if i.type in CARRIED]),
+        "notebook": _total(items),
+    }
+
+
+def _check_totals(items: list[Item], *, canvas: Path, moodle: Path) -> None:
+    """Refuse exports whose files are worth other points than the questions they should carry:
+    what Canvas and Moodle will show as the quiz's total is read back from the files written."""
+    with zipfile.ZipFile(canvas) as z:
+        meta = next(n for n in z.namelist() if n.endswith("assessment_meta.xml"))
+        found = re.search(r"<points_possible>([^<]*)</points_possible>", z.read(meta).decode("utf-8"))
+    shipped = {
+        "canvas": float(found.group(1)) if found else 0.0,
+        "moodle": sum(float(e.text or 0) for e in ElementTree.parse(moodle).iter("defaultgrade")),
+    }
+    expected = totals(items)
+    for name, worth in shipped.items():
+        if abs(worth - expected[name]) > 1e-6:
+            raise CourseError(
+                f"the {name.capitalize()} quiz export is worth {worth:g} points, but the questions it "
+                f"carries are worth {expected[name]:g}: it was not written as the bank says"
+            )
+
+
 def _canvas_can_carry(item: Item) -> bool:
-    # text2qti refuses an item worth 0 points (a practice item, by default)
-    return item.points > 0 and KINDS[item.type].canvas(item, _canvas) is not None
+    return not _canvas_refusal(item)
+
+
+def _canvas_refusal(item: Item) -> str:
+    """Why text2qti cannot carry ``item`` ('' when it can): "worthless" (0 points, a practice item by
+    default), "points" (text2qti takes whole and half points only) or "tolerance" (the item's kind
+    says no, for a numeric tolerance finer than text2qti writes)."""
+    if item.points <= 0:
+        return "worthless"
+    if (item.points * 2) % 1:
+        return "points"
+    return "tolerance" if KINDS[item.type].canvas(item, _canvas) is None else ""
 
 
 def description(items: list[Item]) -> str:
@@ -99,8 +145,9 @@ def description(items: list[Item]) -> str:
     checker = [i for i in items if i.type not in CARRIED]
     kinds = ", ".join(dict.fromkeys(i.type for i in checker))
     not_canvas = [i for i in items if i.type in CARRIED and not _canvas_can_carry(i)]
-    worthless = [i for i in not_canvas if i.points <= 0]
-    too_fine = [i for i in not_canvas if i.points > 0]  # text2qti's 4 decimals
+    worthless = [i for i in not_canvas if _canvas_refusal(i) == "worthless"]
+    odd_points = [i for i in not_canvas if _canvas_refusal(i) == "points"]
+    too_fine = [i for i in not_canvas if _canvas_refusal(i) == "tolerance"]  # text2qti's 4 decimals
     parts = []
     if checker:
         parts.append(
@@ -111,7 +158,13 @@ def description(items: list[Item]) -> str:
     if too_fine:
         why.append(
             ", ".join(f"{i.id} (tolerance {i.tolerance:g})" for i in too_fine)
-            + ", because text2qti rounds numeric bounds to 4 decimals"
+            + ", because text2qti writes one range of answers, its bounds to 4 decimals, which cannot hold "
+            "what the kit's checker accepts"
+        )
+    if odd_points:
+        why.append(
+            ", ".join(f"{i.id} (worth {i.points:g} points)" for i in odd_points)
+            + ", because text2qti takes whole and half points only"
         )
     if worthless:
         why.append(
@@ -128,6 +181,14 @@ def description(items: list[Item]) -> str:
             "Every left-out question is in the quiz notebook (quiz.ipynb), whose answers the quiz "
             "autograder checks with the kit's checker."
         )
+    worth = totals(items)
+    if not parts:
+        parts.append("Both exports carry every question of the bank.")
+    parts.append(
+        f"Totals: the Canvas export is worth {worth['canvas']:g} points, the Moodle export "
+        f"{worth['moodle']:g}, the quiz notebook {worth['notebook']:g}: an LMS quiz made from an "
+        "export is graded out of its own total."
+    )
     if any(KINDS[i.type].per_student for i in items if i.type in CARRIED):
         parts.append(
             "Numeric questions here use the notes' own numbers (an LMS quiz has one key for "

@@ -40,13 +40,19 @@ def _nothing_graded(message: str) -> dict:
 def student_id(root: Path) -> tuple[str | None, str]:
     """The submitter's student number from Gradescope's ``submission_metadata.json`` (the roster's
     Student ID: the one id the quiz documents), and where it came from; (None, why) when there is
-    none (an email is no student number: the numbers it would seed are not the student's)."""
+    none (an email is no student number: the numbers it would seed are not the student's; a group
+    has no one number, as ``attnlab quiz grade`` says of one)."""
     return _student_number(_submitter(root))
 
 
 def _student_number(user: Any) -> tuple[str | None, str]:
     if user is None:
         return None, " (no student in Gradescope's submission metadata)"
+    if isinstance(user, list):  # a group: one score for all, but each member has their own numbers
+        return None, (
+            f" ({len(user)} students hand in one quiz, each with their own numbers: numeric questions "
+            "go to your instructor)"
+        )
     value = str(user.get("sid") or "").strip() if isinstance(user, dict) else ""
     if value:
         return value, " (the Student ID in Gradescope's submission metadata)"
@@ -54,9 +60,12 @@ def _student_number(user: Any) -> tuple[str | None, str]:
 
 
 def _submitter(root: Path) -> Any:
+    """The one submitter's entry in Gradescope's metadata; the list of them for a group; None when
+    the metadata names nobody (a run outside Gradescope)."""
     try:
         metadata = json.loads((Path(root) / "submission_metadata.json").read_text(encoding="utf-8"))
-        return metadata["users"][0]
+        users = metadata["users"]
+        return users[0] if len(users) == 1 else users if users else None
     except (OSError, ValueError, KeyError, IndexError, TypeError):
         return None
 

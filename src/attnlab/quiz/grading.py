@@ -9,6 +9,7 @@ top-level output says what was read, never whether an answer is right; no row ev
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,12 @@ from .kinds import KINDS
 
 ENGINE = "attnlab-quiz"
 HIDDEN = "after_published"
+
+
+def total(points: Iterable[float]) -> float:
+    """A sum of item points, rounded to 9 decimals as ``attnlab grade``'s are: points are decimals
+    written by hand (0.1, 0.2), so their float sum is not 0.30000000000000004 in results.json."""
+    return round(sum(points), 9)
 
 
 def graded_items() -> list[Item]:
@@ -82,11 +89,13 @@ def grade(
     ]
     if student:
         lines.append(f"Numeric questions are graded with the numbers of student {student!r}{whose}.")
+    elif not numbers_known:
+        lines.append(f"Numeric questions are not graded automatically{whose}.")
     else:
         lines.append(f"Numeric questions are graded with the notes' own numbers{whose}.")
     lines += answers.notes
     return {
-        "score": sum(scores.values()),
+        "score": total(scores.values()),
         "output": "\n".join(lines),
         "visibility": "visible",
         "stdout_visibility": "hidden",

@@ -18,6 +18,7 @@ from ..atomic import write_atomic
 from .answers import UnreadableFile, read
 from .bank import Item
 from .check import bank_items
+from .grading import total
 from .kinds import KINDS
 
 FOLDER = "free_response"
@@ -74,7 +75,6 @@ def merged(results: dict, points: dict[str, float]) -> dict:
             continue
         extra["items"][item.id] = points[item.id]
         extra["possible"][item.id] = item.points
-        results["score"] += points[item.id]
         results["tests"].append(
             {
                 "name": item.variable,
@@ -85,6 +85,7 @@ def merged(results: dict, points: dict[str, float]) -> dict:
                 "output": "Graded by hand.",
             }
         )
+    results["score"] = total(extra["items"].values())
     return results
 
 

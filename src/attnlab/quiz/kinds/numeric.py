@@ -104,14 +104,23 @@ class Numeric(Kind):
         )
 
     def canvas(self, item: Item, text: Writer) -> list[str] | None:
-        if item.tolerance < MIN_CANVAS_TOLERANCE:
+        """Every key ``check`` accepts (``accepted_keys``, the notes' numbers) in text2qti's one
+        range, written in full (the tolerance is absolute: a key cut to a few significant digits
+        moves the range); None when that range would be finer than text2qti's 4 decimals or would
+        take in answers between keys that ``check`` refuses."""
+        keys = accepted_keys(item, None)
+        if item.tolerance < MIN_CANVAS_TOLERANCE or keys[-1] - keys[0] > 2 * item.tolerance:
             return None
-        return [f"=   {numeric_key(item):.6g} +- {item.tolerance:g}"]
+        if len(keys) == 1:
+            return [f"=   {keys[0]!r} +- {item.tolerance:g}"]
+        return [f"=   [{keys[0] - item.tolerance!r}, {keys[-1] + item.tolerance!r}]"]
 
     def moodle(self, item: Item, element: Element) -> list[str] | None:
+        """Each key ``check`` accepts (the notes' numbers) as an answer worth 100%, written in full."""
         return [
-            f'<answer fraction="100" format="moodle_auto_format"><text>{numeric_key(item):.10g}</text>'
+            f'<answer fraction="100" format="moodle_auto_format"><text>{key!r}</text>'
             f"<tolerance>{item.tolerance:g}</tolerance></answer>"
+            for key in accepted_keys(item, None)
         ]
 
     def verify(self, item: Item, defs: Any) -> str | None:
