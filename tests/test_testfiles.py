@@ -1,5 +1,6 @@
 """Loading otter test files without otter, and deriving their public view."""
 
+import csv
 import textwrap
 from pathlib import Path
 
@@ -286,3 +287,31 @@ def test_is_a_question_of_cases_worth_a_tenth_and_a_fifth_worth_three_tenths(tmp
     """Its points possible (results.json's, otter's points_possible) are 0.3, not the float sum
     0.30000000000000004?"""
     assert testfiles.load(_points_file(tmp_path, "", ["0.1", "0.2"])).points == 0.3
+
+
+# an instructor's test folder that holds a file no test file can be: each stopped every command
+# with a traceback
+UNLOADABLE = {
+    "__init__.py": "",  # as a Python package has: no name, no cases
+    "typo.py": "name = 'typo'\ndef test_a(:\n",
+    "imports.py": "import attnlab_no_such_module\nname = 'imports'\n",
+    "raises.py": "name = 'raises'\nPOINTS = 1 / 0\n",
+}
+
+
+@pytest.mark.parametrize("file", sorted(UNLOADABLE))
+def test_do_build_release_and_grade_refuse_a_test_file_that_cannot_be_loaded_in_one_line(tmp_path, file):
+    """Does every command that loads the tests say which file and why, in one line, and write nothing?"""
+    from attnlab import course
+
+    mine = course.new(dest=tmp_path / "course")
+    (mine / "autograder" / "pe_attention" / "tests" / file).write_text(UNLOADABLE[file])
+    for label, (code, output) in _refusals(tmp_path, mine).items():
+        assert code != 0 and "Traceback" not in output, (label, output[-1500:])
+        assert len([ln for ln in output.splitlines() if file in ln]) == 1, (label, output[-1500:])
+    assert not (tmp_path / "dist" / "student.zip").exists() and not (tmp_path / "release").exists()
+    # a file that fails only when run is met by the graders, after the run has begun: nothing graded
+    grades = tmp_path / "results" / "grades.csv"
+    if grades.exists():
+        rows = list(csv.DictReader(grades.open(encoding="utf-8")))
+        assert rows and all(r["total"] == "" and r["status"] == "not graded" for r in rows), rows

@@ -140,9 +140,15 @@ def load(path: Path) -> TestFile:
         "__name__": f"attnlab_tests_{path.stem}",
         "__file__": str(path),
     }
-    exec(compile(source, str(path), "exec"), namespace)
+    try:
+        exec(compile(source, str(path), "exec"), namespace)
+    except Exception as e:  # noqa: BLE001 - the instructor's file: which one and why, in one line
+        where = f" (line {e.lineno})" if isinstance(e, SyntaxError) and e.lineno else ""
+        raise BadTestFile(f"{path} cannot be loaded as a test file{where}: {type(e).__name__}: {e}") from None
     if "name" not in namespace:
-        raise ValueError(f"{path} does not define 'name'")
+        raise BadTestFile(
+            f"{path} does not define 'name': every .py file in the tests folder is the test file of one graded function"
+        )
     name = namespace["name"]
     found = [v for v in namespace.values() if isinstance(v, test_case)]
     names = [_case_name(tc, name, i) for i, tc in enumerate(found)]
@@ -160,7 +166,7 @@ def load(path: Path) -> TestFile:
     )
     reference = namespace.get("reference")
     if reference is not None and not callable(reference):
-        raise ValueError(f"{path}: 'reference' must be a function (the trusted version of {name})")
+        raise BadTestFile(f"{path}: 'reference' must be a function (the trusted version of {name})")
     return TestFile(name, path, cases, bool(namespace.get("all_or_nothing", False)), reference)
 
 

@@ -107,6 +107,7 @@ def serve(config: dict) -> None:
         # wakeups (the zygote pins itself before its first fork; pinned after it starts, not before,
         # it is not held to this core while it starts)
         os.sched_setaffinity(0, {config["cpu"]})
+    from ..testfiles import BadTestFile
     from . import report, session
     from .runner import Grader, Limits, SandboxUnavailable
     from .session import Zygote
@@ -114,14 +115,20 @@ def serve(config: dict) -> None:
     zygote = Zygote.of(launched)
     limits = Limits(**config["limits"])
     dependencies = config["dependencies"]
-    grader = Grader(
-        zygote,
-        Path(config["tests_dir"]),
-        Path(config["support_dir"]) if config["support_dir"] else None,
-        limits,
-        calls=dependencies["calls"],
-        isolate=dependencies["isolate"],
-    )
+    try:
+        grader = Grader(
+            zygote,
+            Path(config["tests_dir"]),
+            Path(config["support_dir"]) if config["support_dir"] else None,
+            limits,
+            calls=dependencies["calls"],
+            isolate=dependencies["isolate"],
+        )
+    except BadTestFile:
+        # the instructor's test file, which the batch loads too and names in one line: no worker's
+        # traceback beside it (the batch sees this worker end before it was ready)
+        launched.kill()
+        importpath.exit_now(2)
     ready = {"ready": zygote.mode, "strongest": zygote.strongest, "isolation": zygote.isolation}
     # a worker that restarted itself is ready for the batch already: it speaks again only when its
     # new zygote isolates differently, so that no fallback goes unreported
