@@ -84,6 +84,11 @@ ANSWERS = [
         W,
     ),
     ("wavelength", "2*pi*10000**(2*i/d_model)*(1 + sin(pi*i))", R),
+    # different at one value of the domain only (0^0 is 1), and a forbidden function written, then cancelled
+    ("shift-block", "[[cos(k*w), sin(k*w)], [-sin(k*w), cos(k*w)*(1 + 0^(k^2))]]", W),
+    ("shift-block", "[[cos(k*w), sin(k*w)], [-sin(k*w), cos(k*w)*(1 + 0^((k - 1)^2))]]", W),
+    ("proof-a", "P*A*P^T + 0*softmax(S)", W),
+    ("proof-a", "P*A*P^T + softmax(S) - softmax(S)", W),
     ("pe-dim0", "sin(pos + 2*pi*d_model)", R),
     ("pe-dim0", "exp(exp(exp(exp(5))))", U),
     ("score-12", "exp(exp(exp(exp(5))))", U),

@@ -1,5 +1,6 @@
 """Questions about equivalence (attnlab.quiz.equivalence)."""
 
+import pytest
 import sympy as sp
 from hypothesis import given, settings, strategies as st
 
@@ -89,3 +90,25 @@ def test_is_the_log_of_a_large_number_the_ordinary_number_it_is():
     power = sp.log(sp.Integer(10000) ** d)
     assert compare(power / (d * sp.log(10000)), sp.Integer(1), domains=DOMAINS).equal
     assert not compare(power / (d * sp.log(1000)), sp.Integer(1), domains=DOMAINS).equal
+
+
+# values of each domain where an expression may differ and nowhere near: 0 and the units, and the
+# smallest value a domain bounded below has
+SPECIAL = {
+    "real": (0, 1, -1),
+    "positive": (1,),
+    "nonneg": (0, 1),
+    "int": (0, 1, -1),
+    "nonneg_int": (0, 1),
+    "even_pos_int": (2,),
+}
+
+
+@pytest.mark.parametrize("domain", sorted(SPECIAL))
+def test_does_a_difference_at_one_special_value_of_the_domain_alone_count(domain):
+    """``0^((y - v)^2)`` is 1 at y = v and 0 everywhere else: an answer off by it differs from the key at
+    one value only. Is that seen at each special value, whatever the random points are?"""
+    y = make_symbol("y", domain)
+    for v in SPECIAL[domain]:
+        for seed in range(3):
+            assert not compare(y + sp.Pow(0, (y - v) ** 2), y, domains={"y": domain}, seed=seed).equal, (domain, v)

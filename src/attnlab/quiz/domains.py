@@ -53,6 +53,9 @@ class Domain:
     says: str  # for students: what values the symbol stands for
     above: Fraction | None = None  # every value is greater than this (None: no bound below)
     step: int = 0  # 0: any real; 1: integers; 2: even integers
+    # the domain's own values where an expression may differ and nowhere near (0^(k^2) is 1 at k = 0
+    # only): every comparison meets each of them, never by luck of the draw
+    edges: tuple[int, ...] = ()
 
     def draw_between(self, rng: random.Random, low: Fraction | None, high: Fraction | None) -> Fraction | None:
         """A value of the domain strictly between ``low`` and ``high`` (None: unbounded on that side),
@@ -78,12 +81,28 @@ class Domain:
 DOMAINS: dict[str, Domain] = {
     d.name: d
     for d in [
-        Domain("real", {"real": True}, _real, "a real number"),
-        Domain("positive", {"positive": True}, _positive, "a number > 0", Fraction(0)),
-        Domain("nonneg", {"nonnegative": True}, _nonneg, "a number >= 0", Fraction(0)),
-        Domain("int", {"integer": True}, _int, "an integer", step=1),
-        Domain("nonneg_int", {"integer": True, "nonnegative": True}, _nonneg_int, "an integer >= 0", Fraction(-1), 1),
-        Domain("even_pos_int", {"even": True, "positive": True}, _even_pos_int, "an even integer > 0", Fraction(0), 2),
+        Domain("real", {"real": True}, _real, "a real number", edges=(0, 1, -1)),
+        Domain("positive", {"positive": True}, _positive, "a number > 0", Fraction(0), edges=(1,)),
+        Domain("nonneg", {"nonnegative": True}, _nonneg, "a number >= 0", Fraction(0), edges=(0, 1)),
+        Domain("int", {"integer": True}, _int, "an integer", step=1, edges=(0, 1, -1)),
+        Domain(
+            "nonneg_int",
+            {"integer": True, "nonnegative": True},
+            _nonneg_int,
+            "an integer >= 0",
+            Fraction(-1),
+            1,
+            (0, 1),
+        ),
+        Domain(
+            "even_pos_int",
+            {"even": True, "positive": True},
+            _even_pos_int,
+            "an even integer > 0",
+            Fraction(0),
+            2,
+            (2, 4),
+        ),
     ]
 }
 
@@ -106,3 +125,15 @@ def sample(symbols: dict[sp.Symbol, str], count: int, *, seed: int) -> list[dict
     rng = random.Random(seed)
     ordered = sorted(symbols.items(), key=lambda item: item[0].name)
     return [{s: DOMAINS[d].draw(rng, SCALES[k % len(SCALES)]) for s, d in ordered} for k in range(count)]
+
+
+def edge_points(symbols: dict[sp.Symbol, str], *, seed: int) -> list[dict[sp.Symbol, Fraction]]:
+    """Every symbol at each of its domain's ``edges`` in turn, the others drawn; then all at their
+    first edge together: the points a comparison must meet whatever its random ones are."""
+    ordered = sorted(symbols.items(), key=lambda item: item[0].name)
+    base = sample(symbols, 1, seed=seed ^ 0xED6E)[0] if ordered else {}
+    points = [{**base, s: Fraction(v)} for s, d in ordered for v in DOMAINS[d].edges]
+    together = {s: Fraction(DOMAINS[d].edges[0]) for s, d in ordered if DOMAINS[d].edges}
+    if len(together) > 1:
+        points.append({**base, **together})
+    return points

@@ -41,7 +41,7 @@ import sympy as sp
 from . import branches, poles
 from .constants import constant_is_zero
 from .deadline import OutOfTime, cap
-from .domains import sample, seed_of
+from .domains import edge_points, sample, seed_of
 
 POINTS = 24
 QUICK_POINTS = 8  # for matching known wrong answers
@@ -132,7 +132,7 @@ def _compare_scalars(a: sp.Expr, b: sp.Expr, domains: dict[str, str], points: in
     symbols = {s: domains.get(s.name, "real") for s in a.free_symbols | b.free_symbols}
     agreeing = 0
     with mpmath.workdps(DIGITS):
-        for point in sample(symbols, points, seed=seed):
+        for point in [*edge_points(symbols, seed=seed), *sample(symbols, points, seed=seed)]:
             x, y = value(a, point), value(b, point)
             if y is None:
                 continue  # the expected expression has no value here: nothing to compare

@@ -124,6 +124,7 @@ class Written:
     transposes: int
     transposed_product: bool  # a product holding the permutation transposed as a whole: (P K)^T
     scalars: int = 0  # scalar names and numbers written (d_k/d_k is 1 to sympy, two names to a reader)
+    calls: frozenset[str] = frozenset()  # functions written (0*softmax(S) is 0 to sympy, softmax to a reader)
 
     @property
     def size(self) -> int:
@@ -135,6 +136,7 @@ def written(text: str, ns: Namespace, *, permutation: str = "P") -> Written:
     tree = ast.parse(rewrite(text, (), ns.known()).text.strip(), mode="eval")
     factors = transposes = scalars = 0
     transposed_product = False
+    calls = frozenset(n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in ns.matrices:
             factors += 1
@@ -145,4 +147,4 @@ def written(text: str, ns: Namespace, *, permutation: str = "P") -> Written:
             transposed_product |= isinstance(node.value, ast.BinOp) and any(
                 isinstance(n, ast.Name) and n.id == permutation for n in ast.walk(node.value)
             )
-    return Written(factors, transposes, transposed_product, scalars)
+    return Written(factors, transposes, transposed_product, scalars, calls)
