@@ -644,6 +644,9 @@ def test_does_the_summary_say_why_a_canvas_download_has_no_moodle_import(tmp_pat
     assert not (tmp_path / "out" / "moodle_import.csv").exists()
     text = " ".join(" ".join(batch.summary(result, [("calls", 5.0)])).split())
     assert "[bold]Not written[/] moodle_import.csv: no graded student has an email or a student number" in text
+    # where the numbers come from, true with or without a roster (one without the column was told
+    # "give --roster", given already)
+    assert "a --roster whose SIS User ID column holds them" in text
 
 
 def test_does_any_failure_while_preparing_one_submission_cost_only_that_one(tmp_path, monkeypatch):

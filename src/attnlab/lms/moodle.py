@@ -63,7 +63,8 @@ def write(
     if len(rows) == 1:
         return None, (
             "no graded student has an email or a student number, which Moodle's import matches on "
-            "(a Canvas download names only Canvas user ids: give --roster to know them)"
+            "(a Canvas download names students by Canvas user id only: their numbers come from a --roster "
+            "whose SIS User ID column holds them)"
         )
     path = Path(out) / NAME
     write_atomic(path, csv_text(rows))
