@@ -1,9 +1,9 @@
 """A submission as the code cells to execute, in order.
 
 Notebooks are read with nbformat and run cell by cell (an erroring cell stops only itself, as in
-otter); cells tagged ``otter_ignore`` are skipped, as otter does, but keep their place as empty cells:
-the student's notebook shows them, so "code cell n" in a message counts every code cell. A ``.py`` file is one cell, as otter
-runs it. The cells are passed on as written: the sandbox turns IPython syntax (``%magic``,
+otter); cells tagged ``otter_ignore`` are skipped, as otter does, but keep their place as empty
+cells: the student's notebook shows them, so "code cell n" in a message counts every code cell. A
+``.py`` file is one cell, as otter runs it. The cells are passed on as written: the sandbox turns IPython syntax (``%magic``,
 ``!shell``, ``x?``) into ``get_ipython()`` calls under its own limits (``sandbox.python_source``),
 since a crafted source can make that conversion slow, and a notebook's run starts with
 ``NOTEBOOK_PRELUDE``. No Jupyter kernel or kernelspec is involved.
@@ -33,9 +33,9 @@ del _builtins
 
 
 def cells(path: Path) -> list[str]:
-    """The code to execute, one string per code cell, as written (a skipped cell's is empty). Raises ``userfiles.NotAFile`` for what
-    is not a regular file within ``MAX_BYTES``, and ValueError (or RecursionError, for JSON nested
-    too deep) for a notebook that cannot be read."""
+    """The code to execute, one string per code cell, as written (a skipped cell's is empty).
+    Raises ``userfiles.NotAFile`` for what is not a regular file within ``MAX_BYTES``, and
+    ValueError (or RecursionError, for JSON nested too deep) for a notebook that cannot be read."""
     path = Path(path)
     data = userfiles.read_bytes(path, limit=MAX_BYTES)
     if path.suffix != ".ipynb":

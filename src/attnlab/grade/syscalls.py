@@ -153,7 +153,16 @@ CLOCKS = (
     "clock_gettime", "clock_getres", "clock_nanosleep", "timer_create",
     "clock_gettime64", "clock_getres_time64", "clock_nanosleep_time64",  # (32-bit architectures)
 )  # fmt: skip
-CLOCK_OF_OWN = (~(OWN & 0x3FFFFF) << 3) & 0xFFFFFFFF  # the pid part of its CPU clocks (``_clock_of``)
+
+
+def _clock_of(pid: int) -> int:
+    """The pid part of the clock ids of process ``pid``'s CPU clocks. A pid is below 2**22
+    (pid_max's ceiling): only those bits count, so that the placeholders' (``OWN``'s) look like a
+    real pid's to libseccomp, which lays out a program by the values it compares."""
+    return (~(pid & 0x3FFFFF) << 3) & 0xFFFFFFFF
+
+
+CLOCK_OF_OWN = _clock_of(OWN)  # the pid part of its CPU clocks
 _CLOCK_PID = 0xFFFFFFF8  # the pid part of a clock id
 _MACHINE_CLOCK = ((0, 0x80000000, 0),)  # (argument, mask, value): not negative
 _THREAD_CLOCK = ((0, 0x80000004, 0x80000004),)
@@ -208,13 +217,6 @@ _JEQ = 0x15  # BPF_JMP | BPF_JEQ | BPF_K: jump if the accumulator equals k
 
 
 SONAMES = ("libseccomp.so.2",)  # the library's name since 2012 (Linux only)
-
-
-def _clock_of(pid: int) -> int:
-    """The pid part of the clock ids of process ``pid``'s CPU clocks. A pid is below 2**22
-    (pid_max's ceiling): only those bits count, so that the placeholders' (``OWN``'s) look like a
-    real pid's to libseccomp, which lays out a program by the values it compares."""
-    return (~(pid & 0x3FFFFF) << 3) & _LOW32
 
 
 class _ArgCmp(ctypes.Structure):

@@ -40,7 +40,7 @@ from pathlib import Path
 from .. import userfiles
 from ..studentids import normal_id
 from ..grade.report import csv_text, write_atomic
-from .identity import Identified, Student, candidates, known_by
+from .identity import Identified, Student, candidates, known_by, other_number
 
 NAME = "canvas_import.csv"
 IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -267,8 +267,7 @@ def match(roster: Roster, submissions: Sequence[Identified]) -> Matching:
         result.students[sub.key] = [next(iter(hits)) if len(hits) == 1 else None for hits in found]
         rows = [at for at in result.students[sub.key] if at is not None]
         for s, at in zip(sub.students, result.students[sub.key], strict=True):
-            ours = normal_id(roster.students[at].get("SIS User ID", "")) if at is not None else ""
-            if at is not None and ours and normal_id(s.number) not in ("", ours):
+            if at is not None and other_number(s.number, roster.students[at].get("SIS User ID", "")):
                 result.numbers.setdefault(sub.key, []).append((s.number.strip(), at))
         if len(rows) < len(found) or not found:  # a group's matched students still get the grade
             result.unmatched.append(sub.key)

@@ -42,7 +42,7 @@ from .. import paths
 from ..grade import report
 from ..grade.report import GRADED
 from ..studentids import normal_id
-from .identity import Student, candidates, known_by
+from .identity import Student, candidates, known_by, other_number
 from .canvas_rest import DEADLINE, MAKE_TOKEN, TOKEN, Canvas, Submission, UploadError, User, base_url, is_number
 
 STATE = "canvas_upload.json"
@@ -341,9 +341,9 @@ def _plan(entries: list[Entry], users: list[User]) -> Plan:
         hits = [candidates(_student(s), index) for s in entry.students]
         found = [next(iter(h)) for h in hits if len(h) == 1]
         for s, h in zip(entry.students, hits, strict=True):
-            theirs, user = normal_id(s.get("number", "")), next(iter(h)) if len(h) == 1 else None
-            if user is not None and sis[user] and theirs not in ("", sis[user]):
-                plan.numbers.append(f"{entry.submission}: {theirs} ({names[user]}: {sis[user]})")
+            user = next(iter(h)) if len(h) == 1 else None
+            if user is not None and other_number(s.get("number", ""), sis[user]):
+                plan.numbers.append(f"{entry.submission}: {normal_id(s['number'])} ({names[user]}: {sis[user]})")
         if entry.total is None:
             plan.not_graded.append(f"{entry.submission} ({entry.why})")
             held.update(u for h in hits for u in h)

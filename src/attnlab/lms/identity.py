@@ -102,3 +102,10 @@ def candidates(student: Student, index: Mapping[tuple[str, str], set[T]]) -> set
     """Everyone ``index`` (built from ``known_by``) finds under any of ``student``'s keys: one is a
     match, none is no match, several are a disagreement for a human, never resolved by an order."""
     return {hit for key in keys(student) for hit in index.get(key, set())}
+
+
+def other_number(given: str, known: str) -> bool:
+    """Whether the student number a submission ``given`` for a student it matched by another id is
+    not the ``known`` one of that roster row or Canvas user (nothing to compare where either is blank)."""
+    given, known = normal_id(given), normal_id(known)
+    return bool(given and known) and given != known
