@@ -30,6 +30,7 @@ from text2qti.quiz import Quiz
 
 from ..paths import CourseError
 from .bank import Item, load
+from .grading import total
 from .kinds import KINDS
 from .variants import illustration
 
@@ -93,16 +94,12 @@ def _partial_credit(items: list[Item]) -> str:
     )
 
 
-def _total(items: list[Item]) -> float:
-    return round(sum(i.points for i in items), 9)  # points are decimals written by hand: no float residue
-
-
 def totals(items: list[Item]) -> dict[str, float]:
     """What the Canvas export, the Moodle export and the quiz notebook are each worth."""
     return {
-        "canvas": _total([i for i in items if _canvas_can_carry(i)]),
-        "moodle": _total([i for i in items if i.type in CARRIED]),
-        "notebook": _total(items),
+        "canvas": total(i.points for i in items if _canvas_can_carry(i)),
+        "moodle": total(i.points for i in items if i.type in CARRIED),
+        "notebook": total(i.points for i in items),
     }
 
 
