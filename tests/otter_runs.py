@@ -13,9 +13,11 @@ from pathlib import Path
 OTTER = Path(sys.executable).with_name("otter")
 
 # otter runs a notebook in a Jupyter kernel that listens on ports picked as free when it starts; two
-# runs that start at once can pick the same one, and then one kernel dies at start-up. That is a race
-# of the reference tool's start-up, not a result, so such a run is started again, up to STARTS times.
+# runs that start at once can pick the same one, and then one kernel dies at start-up, or never
+# answers (CI met both). That is the reference tool's start-up failing, not a result, so such a run is
+# started again, up to STARTS times.
 KERNEL_START_FAILED = "Kernel died before replying to kernel_info"
+KERNEL_SILENT = "Kernel didn't respond in"
 STARTS = 3
 
 
@@ -30,7 +32,8 @@ def otter_run(zip_path: Path, submission: Path, out: Path, *, timeout: float = 3
             text=True,
             timeout=timeout,
         )
-        if KERNEL_START_FAILED not in proc.stdout + proc.stderr:
+        said = proc.stdout + proc.stderr
+        if KERNEL_START_FAILED not in said and KERNEL_SILENT not in said:
             break
     return proc
 
